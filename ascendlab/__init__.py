@@ -1,0 +1,38 @@
+"""ascendlab: learn to write Ascend NPU operators in pyasc's Python API, on a CPU.
+
+    import ascendlab.asc as asc          # pyasc's kernel API on the emulator
+    kernel[8, asc.lib.runtime.current_stream()](x, y, z, n)
+    run = ascendlab.last_run()           # the trace and outputs of that launch
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .runtime.chips import CHIPS, ChipSpec, get_chip
+from .runtime.launch import JITFunction, RunOptions, configure, last_run
+from .runtime.trace import Access, Event, Finding, Run, Sync
+
+__version__ = "0.1.0"
+
+
+def launch(kernel: JITFunction, block_num: int, *args: Any, chip: str | None = None,
+           strict: bool | None = None, auto_sync: bool | None = None, **kwargs: Any) -> Run:
+    """Launch `kernel` on `block_num` cores and return its Run.
+
+    chip/strict/auto_sync override the session defaults (ascendlab.configure) for this launch;
+    other keyword arguments go to the kernel.
+    """
+    if not isinstance(kernel, JITFunction):
+        raise TypeError(f"launch: expected an @asc.jit kernel, got {type(kernel).__name__}")
+    from dataclasses import replace
+
+    from .runtime.launch import SESSION
+
+    changes = {k: v for k, v in (("chip", chip), ("strict", strict), ("auto_sync", auto_sync))
+               if v is not None}
+    return kernel.launch(block_num, args, kwargs, replace(SESSION.options, **changes))
+
+
+__all__ = ["CHIPS", "Access", "ChipSpec", "Event", "Finding", "Run", "RunOptions", "Sync",
+           "configure", "get_chip", "last_run", "launch"]

@@ -1,0 +1,118 @@
+"""The `ascendlab` command.
+
+    ascendlab pyasc [--strict] [--chip CHIP] SCRIPT [ARGS...]
+    ascendlab pyasc [--strict] [--chip CHIP] -m MODULE [ARGS...]    (e.g. -m pytest test_x.py)
+    ascendlab chips
+"""
+
+from __future__ import annotations
+
+import argparse
+import runpy
+import sys
+import warnings
+from collections.abc import Sequence
+
+from . import __version__
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="ascendlab",
+        description="Learn Ascend NPU operators in pyasc's Python API on an emulated AI Core.")
+    p.add_argument("--version", action="version", version=f"ascendlab {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    run = sub.add_parser(
+        "pyasc", help="run an unmodified pyasc script or module on the emulator",
+        description="Run a pyasc script (or `-m module`, e.g. `-m pytest tests.py`) with "
+                    "`import asc` resolving to ascendlab and the Model backend meaning the "
+                    "emulator. Memcheck findings are warnings unless --strict.",
+        usage="ascendlab pyasc [--strict] [--chip CHIP] (SCRIPT | -m MODULE) [ARGS...]")
+    run.add_argument("--strict", action="store_true",
+                     help="raise on memcheck findings (out of bounds, 32 B rounding) instead "
+                          "of warning, as tutorials and the grader do")
+    run.add_argument("--chip", default=None,
+                     help="emulated chip when the script does not call set_platform "
+                          "(default Ascend910B1; see `ascendlab chips`)")
+    run.add_argument("-m", dest="module", default=None, metavar="MODULE",
+                     help="run a library module as a script, like python -m")
+    run.add_argument("target", nargs=argparse.REMAINDER,
+                     help="SCRIPT [ARGS...], or the module's ARGS with -m")
+    sub.add_parser("chips", help="list the emulated chips and their main numbers")
+    return p
+
+
+def _cmd_pyasc(args: argparse.Namespace) -> int:
+    from . import pyasc_compat
+    from .runtime.chips import get_chip
+    from .runtime.core import MemcheckWarning
+    from .runtime.launch import configure
+
+    if args.module is None and not args.target:
+        print("ascendlab pyasc: give a SCRIPT or -m MODULE", file=sys.stderr)
+        return 2
+    changes: dict = {"strict": bool(args.strict)}
+    if args.chip:
+        try:
+            changes["chip"] = get_chip(args.chip).name
+        except ValueError as e:
+            print(f"ascendlab pyasc: {e}", file=sys.stderr)
+            return 2
+    configure(**changes)
+    warnings.simplefilter("default", MemcheckWarning)
+    pyasc_compat.install()
+    if args.module is not None:
+        sys.argv = [args.module, *args.target]
+        try:
+            runpy.run_module(args.module, run_name="__main__", alter_sys=True)
+        except SystemExit as e:
+            return _exit_code(e)
+        return 0
+    script, *rest = args.target
+    sys.argv = [script, *rest]
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as e:
+        return _exit_code(e)
+    except FileNotFoundError as e:
+        if getattr(e, "filename", None) == script:
+            print(f"ascendlab pyasc: no such script: {script}", file=sys.stderr)
+            return 2
+        raise
+    return 0
+
+
+def _exit_code(e: SystemExit) -> int:
+    if e.code is None:
+        return 0
+    if isinstance(e.code, int):
+        return e.code
+    print(e.code, file=sys.stderr)
+    return 1
+
+
+def _cmd_chips() -> int:
+    from .runtime.chips import CHIPS
+
+    print(f"{'chip':<13} {'cores AIC/AIV':>13} {'MHz':>5} {'UB':>6} {'L1':>6} {'L0A':>5} "
+          f"{'L0C':>5} {'HBM GB/s':>9}")
+    for c in CHIPS.values():
+        print(f"{c.name:<13} {c.aic_cores:>6}/{c.aiv_cores:<6} {c.clock_mhz:>5} "
+              f"{c.ub_bytes // 1024:>5}K {c.l1_bytes // 1024:>5}K {c.l0a_bytes // 1024:>4}K "
+              f"{c.l0c_bytes // 1024:>4}K {c.hbm_gbps:>9.1f}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "pyasc":
+        return _cmd_pyasc(args)
+    if args.command == "chips":
+        return _cmd_chips()
+    parser.print_help()
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""Every exception ascendlab raises on a kernel author's path.
+
+Each class subclasses the builtin a Python user would expect to catch, so `except MemoryError`
+still works. Messages name the object, its coordinates, the value and the limit, and end with
+the core index and the kernel source line: ``[core 3, add.py:41]``.
+"""
+
+from __future__ import annotations
+
+
+class AscendlabError(Exception):
+    """Base class: every error raised by the emulator (not by the user's own code)."""
+
+
+class KernelSyntaxError(AscendlabError, SyntaxError):
+    """The kernel uses Python that pyasc cannot compile (print, try, raise, ...)."""
+
+
+class LaunchError(AscendlabError, ValueError):
+    """A kernel launch is malformed: block_num, arguments, options."""
+
+
+class CapacityError(AscendlabError, MemoryError):
+    """A buffer does not fit in its on-chip memory (UB, L1, L0A/B/C)."""
+
+
+class AlignmentError(AscendlabError, ValueError):
+    """An address or length violates an alignment rule (32 B in UB/L1, 512 B in L0A/L0B)."""
+
+
+class OutOfBoundsError(AscendlabError, IndexError):
+    """An access falls outside its tensor, its buffer slot or its memory (a memcheck finding
+    raised in strict mode)."""
+
+
+class ParamError(AscendlabError, ValueError):
+    """An instruction parameter is out of its documented range (mask, repeat_times, strides...)."""
+
+
+class DTypeError(AscendlabError, TypeError):
+    """An instruction does not support the operands' data types."""
+
+
+class PositionError(AscendlabError, ValueError):
+    """An instruction is given a tensor in a TPosition it cannot read or write."""
+
+
+class QueueError(AscendlabError, RuntimeError):
+    """TQue / TPipe state machine violations: deque on empty, enque past depth, wrong queue."""
+
+
+class SyncError(AscendlabError, RuntimeError):
+    """Pipe synchronisation the hardware cannot execute (bad event ids, a PIPE_S barrier)."""
+
+
+class CoreTypeError(AscendlabError, RuntimeError):
+    """A cube instruction on a vector core or the reverse."""
+
+
+class ContextError(AscendlabError, RuntimeError):
+    """A kernel-only API was called outside a running kernel."""

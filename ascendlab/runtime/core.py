@@ -1,0 +1,168 @@
+"""The state of the core that is running right now, and how instructions reach the trace.
+
+A launch runs its cores one after another on the host. While core i runs, `current` holds its
+CoreState; the pyasc-facing functions read it to find the core's memories, append their Event
+and report findings. Outside a kernel `current` is None and kernel-only APIs say so.
+
+Local memory is one flat byte array per core and physical memory (UB, L1, L0A, L0B, L0C) with
+the chip's capacity, allocated on first use and poisoned (0xFF bytes: NaN for float16/float32,
+-1 for signed ints) so that reading what was never written shows.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..errors import ContextError, OutOfBoundsError
+from .chips import ChipSpec
+from .trace import Access, Event, Finding, Sync
+
+POISON = 0xFF
+_new = tuple.__new__
+_getframe = sys._getframe
+
+
+class MemcheckWarning(UserWarning):
+    """A memcheck finding in non-strict mode (e.g. under `ascendlab pyasc`)."""
+
+
+class LaunchState:
+    """What all cores of one launch share: chip, options, the trace and the findings."""
+
+    def __init__(self, chip: ChipSpec, block_num: int, strict: bool, auto_sync: bool,
+                 core_kind: str) -> None:
+        self.chip = chip
+        self.block_num = block_num
+        self.strict = strict
+        self.auto_sync = auto_sync
+        self.core_kind = core_kind  # "aiv" | "aic"
+        self.trace: list[Event] = []
+        self.findings: list[Finding] = []
+        self.scheduler: Any = None  # scheduler.Sequential or Lockstep, set by the launcher
+
+
+class CoreState:
+    """One core while it runs: its local memories, framework objects and vector mask state."""
+
+    __slots__ = ("idx", "launch", "chip", "kind", "append", "mems", "typed", "pipe_obj",
+                 "n_queues", "mask_counter", "vector_mask", "v_pending", "frames")
+
+    def __init__(self, idx: int, launch: LaunchState) -> None:
+        self.idx = idx
+        self.launch = launch
+        self.chip = launch.chip
+        self.kind = launch.core_kind
+        self.append = launch.trace.append
+        self.mems: dict[str, np.ndarray] = {}
+        self.typed: dict[tuple[str, str], np.ndarray] = {}  # (space, dtype name) -> view
+        self.pipe_obj: Any = None  # the kernel's TPipe, once created
+        self.n_queues = 0  # queues created so far: their ids in Sync keys
+        self.mask_counter = False  # set_mask_count() / set_mask_norm()
+        self.vector_mask: tuple[int, int] = (2**64 - 1, 2**64 - 1)  # (low, high) lanes
+        # Bytes touched by vector instructions not yet ordered by a barrier or a wait on V:
+        # (space, lo, hi, is_write). Used to insert CANN's implicit PIPE_V barrier.
+        self.v_pending: list[tuple[str, int, int, bool]] = []
+
+    def mem(self, space: str) -> np.ndarray:
+        """The core's byte array for `space`, created poisoned on first use."""
+        m = self.mems.get(space)
+        if m is None:
+            m = np.full(self.chip.capacity(space), POISON, dtype=np.uint8)
+            self.mems[space] = m
+        return m
+
+    def typed_mem(self, space: str, dtype: Any) -> np.ndarray:
+        """The whole of `space` viewed as elements of DataType `dtype` (shares mem()'s bytes)."""
+        key = (space, dtype.name)
+        t = self.typed.get(key)
+        if t is None:
+            t = self.mem(space).view(dtype.np)
+            self.typed[key] = t
+        return t
+
+
+current: CoreState | None = None
+
+
+def core() -> CoreState:
+    """The running core; raises a ContextError outside a kernel."""
+    c = current
+    if c is None:
+        caller = _getframe(1).f_code.co_name
+        raise ContextError(f"asc.{caller} can only run inside a kernel: decorate the function "
+                           "with @asc.jit and launch it as kernel[block_num, stream](...)")
+    return c
+
+
+def where(c: CoreState, frame: Any) -> str:
+    """The "[core 3, add.py:41]" suffix of error messages."""
+    return f"[core {c.idx}, {_short(frame.f_code.co_filename)}:{frame.f_lineno}]"
+
+
+def _short(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def emit(c: CoreState, pipe: str, op: str, reads: tuple, writes: tuple, count: int, dtype: str,
+         repeats: int, frame: Any, sync: Sync | None = None, args: tuple = ()) -> None:
+    """Append one Event for the instruction called from `frame`."""
+    c.append(_new(Event, (c.idx, pipe, op, reads, writes, count, dtype, repeats,
+                          frame.f_code.co_filename, frame.f_lineno, sync, args)))
+
+
+def access(space: str, addr: int, nbytes: int, name: str, count: int = 1,
+           stride: int = 0) -> Access:
+    """Build an Access (fast: no NamedTuple __new__ overhead)."""
+    return _new(Access, (space, addr, nbytes, name, count, stride))
+
+
+def finding(c: CoreState, message: str, frame: Any, exc: type[Exception] = OutOfBoundsError,
+            kind: str = "memcheck") -> None:
+    """Report a problem the real chip would not raise on: raise in strict mode, else record it
+    on the Run and warn."""
+    full = f"{message} {where(c, frame)}"
+    if c.launch.strict:
+        raise exc(full)
+    line = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    c.launch.findings.append(Finding(kind, full, c.idx, (line,), len(c.launch.trace)))
+    warnings.warn(full, MemcheckWarning, stacklevel=3)
+
+
+def check_vector_order(c: CoreState, reads: tuple, writes: tuple, frame: Any) -> None:
+    """Insert the implicit PIPE_V barrier CANN's auto-sync would place before a vector
+    instruction that touches bytes an earlier, not yet ordered vector instruction wrote (RAW,
+    WAW) or read (WAR).
+
+    Limitations: "ordered" is approximated by any barrier or wait executed on the V pipe since
+    the earlier instruction; the real compiler decides statically.
+    """
+    pending = c.v_pending
+    if pending:
+        hit = False
+        for a in reads:
+            for space, lo, hi, w in pending:
+                if w and a.space == space and a.addr < hi and lo < a.end:
+                    hit = True
+                    break
+            if hit:
+                break
+        if not hit:
+            for a in writes:
+                for space, lo, hi, _ in pending:
+                    if a.space == space and a.addr < hi and lo < a.end:
+                        hit = True
+                        break
+                if hit:
+                    break
+        if hit:
+            emit(c, "V", "pipe_barrier", (), (), 0, "", 0, frame,
+                 _new(Sync, ("barrier", "V", "V", ("auto",), True)))
+            pending.clear()
+    for a in reads:
+        pending.append((a.space, a.addr, a.end, False))
+    for a in writes:
+        pending.append((a.space, a.addr, a.end, True))

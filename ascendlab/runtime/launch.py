@@ -1,0 +1,379 @@
+"""@asc.jit and kernel launches: arguments in, cores run, outputs back, a Run recorded.
+
+A launch copies every memory argument (numpy array, CPU torch tensor, bytearray) into GM,
+runs the kernel body once per block index on the host (core 0, 1, ...; program order inside a
+core), then copies every memory argument back, inputs included, as pyasc does. If the kernel
+raises, the caller's arrays are left untouched and the partial Run is still kept.
+"""
+
+from __future__ import annotations
+
+import gc
+import inspect
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ..errors import AscendlabError, KernelSyntaxError, LaunchError
+from . import core as _core
+from .chips import DEFAULT_CHIP, ChipSpec, get_chip
+from .core import CoreState, LaunchState
+from .dtypes import DataType, from_numpy
+from .kernel_ast import CompiledKernel
+from .memory import GlobalAddress, GMAlloc
+from .scheduler import Lockstep, Sequential
+from .trace import GMArg, Run
+
+# pyasc's @asc.jit options (CodegenOptions, CompileOptions, LaunchOptions field names).
+PYASC_OPTIONS = frozenset({
+    "kernel_type", "matmul_cube_only", "always_compile", "insert_sync", "debug", "opt_level",
+    "auto_sync", "auto_sync_log", "bisheng_options", "strip_loc", "verify_sync",
+    "print_ir_before_all", "run_passes", "capture_exceptions", "ir_multithreading",
+    "core_num", "stream",
+})
+# Names whose presence makes pyasc build a mixed (cube + vector) kernel.
+CUBE_NAMES = frozenset({"mmad", "load_data", "fixpipe", "load_data_with_transpose", "Matmul",
+                        "register_matmul"})
+MAX_BLOCKS = 65535  # ADK SIMD-BuiltIn关键字: numBlocks in [1, 65535]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOptions:
+    """How ascendlab runs a launch; every field has a default and is validated on creation."""
+
+    chip: str = DEFAULT_CHIP  # an emulated chip name (see chips.CHIPS)
+    strict: bool = True  # memcheck findings raise (True) or are recorded and warned (False)
+    auto_sync: bool = True  # insert CANN's implicit PIPE_V barriers between dependent vector ops
+
+    def __post_init__(self) -> None:
+        get_chip(self.chip)
+        for name in ("strict", "auto_sync"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"RunOptions.{name} must be a bool, got "
+                                 f"{getattr(self, name)!r}")
+
+
+class _Session:
+    """Process-wide defaults: pyasc's set_platform() chip and the CLI's strictness."""
+
+    def __init__(self) -> None:
+        self.options = RunOptions()
+        self.last_run: Run | None = None
+
+
+SESSION = _Session()
+
+
+def configure(**changes: Any) -> RunOptions:
+    """Change the session's default RunOptions (chip, strict, auto_sync); returns the new ones."""
+    SESSION.options = replace(SESSION.options, **changes)
+    return SESSION.options
+
+
+def last_run() -> Run | None:
+    """The Run of the latest launch in this process (None before the first one)."""
+    return SESSION.last_run
+
+
+class ConstExpr:
+    """Annotation for compile-time constants: `n: asc.ConstExpr[int]` (or bare ConstExpr)."""
+
+    def __class_getitem__(cls, item: Any) -> _ConstExprOf:
+        return _ConstExprOf(item)
+
+
+class _ConstExprOf:
+    __slots__ = ("type",)
+
+    def __init__(self, type_: Any) -> None:
+        self.type = type_
+
+    def __repr__(self) -> str:
+        return f"ConstExpr[{getattr(self.type, '__name__', self.type)}]"
+
+
+def _constexpr_type(annotation: Any) -> tuple[bool, Any]:
+    """(is constexpr, required type or None) for a parameter annotation."""
+    if annotation is ConstExpr:
+        return True, None
+    if isinstance(annotation, _ConstExprOf):
+        return True, annotation.type
+    if isinstance(annotation, str) and "ConstExpr" in annotation:
+        inner = annotation.split("[", 1)[1].rstrip("]") if "[" in annotation else ""
+        return True, {"int": int, "bool": bool, "float": float}.get(inner.strip())
+    return False, None
+
+
+class JITFunction:
+    """A kernel or device function decorated with @asc.jit."""
+
+    def __init__(self, fn: Callable[..., Any], **options: Any) -> None:
+        unknown = set(options) - PYASC_OPTIONS
+        if unknown:
+            raise RuntimeError("The following option names are unknown: "
+                               + ", ".join(sorted(unknown)))
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+        self.signature = inspect.signature(fn)
+        clashed = PYASC_OPTIONS.intersection(self.signature.parameters)
+        if clashed:
+            raise RuntimeError("The following argument names conflict with JIT configuration "
+                               "options: " + ", ".join(sorted(clashed)))
+        self.options = options
+        self._compiled: CompiledKernel | None = None
+        self._impl: Callable[..., Any] | None = None
+
+    # ---- compilation ---------------------------------------------------------------------
+    def compiled(self) -> CompiledKernel:
+        if self._compiled is None:
+            self._compiled = CompiledKernel(self.fn)
+        return self._compiled
+
+    def _callable(self) -> Callable[..., Any]:
+        impl = self._impl
+        if impl is None:
+            comp = self.compiled()
+            impl = comp.callable()
+            if not self.fn.__code__.co_freevars:
+                self._impl = impl
+        return impl
+
+    def names_used(self, seen: set[int] | None = None) -> frozenset[str]:
+        """Names used by this function and, transitively, by the @asc.jit functions it calls."""
+        seen = set() if seen is None else seen
+        if id(self) in seen:
+            return frozenset()
+        seen.add(id(self))
+        names = set(self.compiled().names)
+        for n in list(names):
+            other = self.fn.__globals__.get(n)
+            if isinstance(other, JITFunction):
+                names |= other.names_used(seen)
+        return frozenset(names)
+
+    # ---- calls ---------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        impl = self._impl
+        if impl is None:
+            if _core.current is None:
+                raise LaunchError(f"{self.__name__} is an @asc.jit kernel: launch it as "
+                                  f"{self.__name__}[block_num, stream](...); a plain call "
+                                  "works only from inside another kernel")
+            impl = self._callable()
+        return impl(*args, **kwargs)
+
+    def __getitem__(self, launch: Any) -> Callable[..., Run]:
+        if isinstance(launch, tuple):
+            if not 1 <= len(launch) <= 2:
+                raise TypeError("Parse user launch options failed: use kernel[block_num] or "
+                                "kernel[block_num, stream]")
+            block_num = launch[0]
+        else:
+            block_num = launch
+        if isinstance(block_num, bool) or not isinstance(block_num, (int, np.integer)):
+            raise TypeError(f"Parse user launch options failed: block_num must be an int, got "
+                            f"{type(block_num).__name__}")
+
+        def launcher(*args: Any, **kwargs: Any) -> Run:
+            return self.launch(int(block_num), args, kwargs)
+
+        return launcher
+
+    def launch(self, block_num: int, args: tuple, kwargs: dict,
+               options: RunOptions | None = None) -> Run:
+        """Run the kernel on `block_num` cores; returns (and remembers) the Run."""
+        opts = dict(self.options)
+        for k in list(kwargs):
+            if k in PYASC_OPTIONS:
+                opts[k] = kwargs.pop(k)
+        run_opts = options or SESSION.options
+        if "auto_sync" in opts:
+            run_opts = replace(run_opts, auto_sync=bool(opts["auto_sync"]))
+        return run_kernel(self, block_num, args, kwargs, opts, run_opts)
+
+    def __repr__(self) -> str:
+        return f"<asc.jit kernel {self.__name__}>"
+
+
+def jit(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
+    """@asc.jit or @asc.jit(**options): make `fn` a kernel (or a device function)."""
+    if fn is None:
+        return lambda f: JITFunction(f, **options)
+    return JITFunction(fn, **options)
+
+
+# ---- arguments ----------------------------------------------------------------------------
+def _host_array(value: Any) -> np.ndarray | None:
+    """The numpy view of a memory argument (ndarray, CPU torch tensor, bytes), else None."""
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return np.frombuffer(value, dtype=np.uint8)
+    mod = type(value).__module__
+    if mod.startswith("torch") and hasattr(value, "numpy"):
+        if str(getattr(value, "device", "cpu")) != "cpu":
+            raise LaunchError(f"torch tensor on device {value.device}: ascendlab emulates the "
+                              "NPU on the CPU; pass CPU tensors")
+        if str(value.dtype) == "torch.bfloat16":
+            raise LaunchError("bfloat16 tensors are not supported by pyasc")
+        return value.detach().numpy()
+    return None
+
+
+def _convert_args(kernel: JITFunction, args: tuple, kwargs: dict) -> tuple[list, dict, dict]:
+    """Bind the call; returns (positional values for the body, GM allocations, scalars)."""
+    try:
+        bound = kernel.signature.bind(*args, **kwargs)
+    except TypeError as e:
+        raise LaunchError(f"{kernel.__name__}: {e}") from None
+    bound.apply_defaults()
+    try:
+        annotations = inspect.get_annotations(kernel.fn, eval_str=True)
+    except Exception:
+        annotations = dict(getattr(kernel.fn, "__annotations__", {}))
+    values: list[Any] = []
+    allocs: dict[str, GMAlloc] = {}
+    scalars: dict[str, Any] = {}
+    for name, value in bound.arguments.items():
+        is_const, want = _constexpr_type(annotations.get(name))
+        if is_const:
+            if want is not None and not isinstance(value, want):
+                raise TypeError(f"{kernel.__name__}: argument {name!r} is ConstExpr["
+                                f"{want.__name__}] but got {type(value).__name__} {value!r}")
+            scalars[name] = value
+            values.append(value)
+            continue
+        host = _host_array(value)
+        if host is not None:
+            if host.dtype == np.bool_:
+                raise LaunchError(f"{kernel.__name__}: argument {name!r} is a bool array; pyasc "
+                                  "does not support bool (DataType.sizeof fails): use uint8")
+            dtype = DataType("uint8") if host.dtype == np.uint8 and not isinstance(
+                value, np.ndarray) else from_numpy(host.dtype)
+            raw = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
+            alloc = GMAlloc(name, len(allocs), raw, dtype, tuple(host.shape))
+            allocs[name] = alloc
+            values.append(GlobalAddress(alloc, 0, dtype))
+        elif isinstance(value, (bool, int, np.integer)) and not isinstance(value, np.generic):
+            v = int(value)
+            if not -2**31 <= v < 2**31:
+                raise LaunchError(f"{kernel.__name__}: int argument {name}={v} does not fit the "
+                                  "int32 that pyasc passes scalars as")
+            scalars[name] = v
+            values.append(v)
+        elif isinstance(value, float):
+            scalars[name] = np.float32(value)
+            values.append(np.float32(value))
+        elif isinstance(value, np.generic):
+            scalars[name] = value
+            values.append(value)
+        else:
+            raise TypeError(f"Argument type in JIT function is not supported: "
+                            f"{type(value).__name__} ({kernel.__name__} argument {name!r})")
+    return values, allocs, scalars
+
+
+def _kernel_kind(kernel: JITFunction, opts: dict, chip: ChipSpec) -> str:
+    """"aiv" or "aic": which cores the blocks run on (pyasc's kernel_type rule)."""
+    kt = opts.get("kernel_type")
+    if kt is not None:
+        name = getattr(kt, "name", str(kt))
+        if name == "AIV_ONLY":
+            return "aiv"
+        if name == "AIC_ONLY":
+            return "aic"
+        raise NotImplementedError(f"kernel_type={name}: mixed cube+vector kernels are not "
+                                  "emulated yet; use AIV_ONLY or AIC_ONLY")
+    if opts.get("matmul_cube_only"):
+        return "aic"
+    if kernel.names_used() & CUBE_NAMES:
+        # pyasc builds MIX_AIC_1_2 here; the emulator runs the cube side only (the AIV side of
+        # such a kernel is not emulated yet, and vector instructions there raise).
+        return "aic"
+    return "aiv"
+
+
+def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, opts: dict,
+               run_opts: RunOptions) -> Run:
+    """Launch `kernel` on `block_num` blocks (see module docstring)."""
+    if block_num <= 0:
+        raise ValueError(f"Core number should be large than 0: {kernel.__name__}[{block_num}]")
+    if block_num > MAX_BLOCKS:
+        raise LaunchError(f"{kernel.__name__}[{block_num}]: block_num must be in [1, "
+                          f"{MAX_BLOCKS}]")
+    if _core.current is not None:
+        raise LaunchError(f"{kernel.__name__}: a kernel cannot launch another kernel; call "
+                          "@asc.jit helpers directly inside the kernel")
+    if opts.get("insert_sync"):
+        warnings.warn(f"{kernel.__name__}: insert_sync=True is accepted but ascendlab does not "
+                      "insert pipe syncs yet: results are exact, the trace has no sync edges "
+                      "for the cost model and race checks", stacklevel=3)
+    chip = get_chip(run_opts.chip)
+    kind = _kernel_kind(kernel, opts, chip)
+    body = kernel._callable()
+    values, allocs, scalars = _convert_args(kernel, args, kwargs)
+    launch = LaunchState(chip, block_num, run_opts.strict, run_opts.auto_sync, kind)
+    needs_barrier = "sync_all" in kernel.names_used()
+    launch.scheduler = Lockstep(block_num) if needs_barrier else Sequential()
+    run = Run(kernel=kernel.__name__, chip=chip, block_num=block_num, core_kind=kind,
+              trace=launch.trace,
+              gm={n: GMArg(n, a.base, a.nbytes, a.dtype.name, a.shape) for n, a in allocs.items()},
+              outputs={}, scalars=scalars,
+              findings=launch.findings,
+              options={"strict": run_opts.strict, "auto_sync": run_opts.auto_sync,
+                       "kernel_options": dict(opts)})
+    SESSION.last_run = run
+
+    def one_core(idx: int) -> None:
+        state = CoreState(idx, launch)
+        _core.current = state
+        try:
+            body(*values)
+        finally:
+            _core.current = None
+
+    t0 = time.perf_counter()
+    gc_was_on = gc.isenabled()
+    gc.disable()  # the trace is many small tuples: cyclic GC passes over them cost ~25 %
+    try:
+        launch.scheduler.run(block_num, one_core)
+    except BaseException as exc:
+        run.error = f"{type(exc).__name__}: {exc}"
+        run.wall_time_s = time.perf_counter() - t0
+        run.outputs = {n: a.array() for n, a in allocs.items()}
+        if isinstance(exc, KernelSyntaxError):
+            raise exc.with_traceback(None) from None
+        raise
+    finally:
+        if gc_was_on:
+            gc.enable()
+    run.wall_time_s = time.perf_counter() - t0
+    run.outputs = {n: a.array() for n, a in allocs.items()}
+    _copy_back(args, kwargs, kernel, allocs)
+    return run
+
+
+def _copy_back(args: tuple, kwargs: dict, kernel: JITFunction, allocs: dict) -> None:
+    """Write every memory argument's device copy back into the caller's object (pyasc copies
+    all of them back; an argument the kernel never wrote is unchanged, so it is skipped)."""
+    bound = kernel.signature.bind(*args, **kwargs).arguments
+    for name, alloc in allocs.items():
+        if not alloc.written:
+            continue
+        value = bound[name]
+        if isinstance(value, bytes):
+            continue  # immutable: pyasc's round trip cannot write it either
+        host = _host_array(value)
+        if not host.flags.writeable:
+            continue
+        np.copyto(host, alloc.array().reshape(host.shape), casting="no")
+
+
+__all__ = ["AscendlabError", "ConstExpr", "JITFunction", "RunOptions", "configure", "jit",
+           "last_run"]

@@ -1,0 +1,116 @@
+"""The order in which a launch's cores run on the host.
+
+Sequential runs core 0 to the end, then core 1, ... (the default: fastest, deterministic).
+Lockstep is used when a kernel calls sync_all: each core runs in its own thread but only one
+holds the baton at a time, in core order, so execution stays sequential and deterministic;
+at sync_all a core hands the baton on, and once every live core has arrived, core 0 resumes
+with phase 2. Threads are only the means to suspend a core in the middle of its Python stack.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import SyncError
+from . import core as _core
+
+
+class Sequential:
+    """Cores one after another; a sync_all here means the launcher did not expect one."""
+
+    def run(self, n: int, body: Callable[[int], None]) -> None:
+        for i in range(n):
+            body(i)
+
+    def barrier(self, c: Any) -> None:
+        raise SyncError("sync_all was called but the kernel's source does not mention it, so "
+                        "the cores were not started in lockstep; call asc.sync_all by name")
+
+
+class _Abort(BaseException):
+    """Unwinds the other cores when one core failed."""
+
+
+class Lockstep:
+    """Cores in lockstep threads, handing a baton on at each sync_all."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.cv = threading.Condition()
+        self.turn = 0
+        self.alive = set(range(n))
+        self.arrived: set[int] = set()
+        self.phase = [0] * n  # barriers passed by each core
+        self.error: BaseException | None = None
+
+    def _next_after(self, i: int) -> int:
+        """The next live core after i that has not arrived at the current barrier."""
+        for k in range(1, self.n + 1):
+            j = (i + k) % self.n
+            if j in self.alive and j not in self.arrived:
+                return j
+        return -1
+
+    def _release_if_all_arrived(self) -> None:
+        if self.alive and self.arrived >= self.alive:
+            self.arrived.clear()
+            self.turn = min(self.alive)
+
+    def _wait_turn(self, i: int, state: Any) -> None:
+        while self.turn != i and self.error is None:
+            self.cv.wait()
+        if self.error is not None:
+            raise _Abort()
+        _core.current = state
+
+    def run(self, n: int, body: Callable[[int], None]) -> None:
+        threads = [threading.Thread(target=self._main, args=(i, body), daemon=True,
+                                    name=f"ascendlab-core-{i}") for i in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if self.error is not None:
+            raise self.error
+
+    def _main(self, i: int, body: Callable[[int], None]) -> None:
+        with self.cv:
+            while self.turn != i and self.error is None:
+                self.cv.wait()
+            if self.error is not None:
+                return
+        try:
+            body(i)
+        except _Abort:
+            pass
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the launching thread
+            with self.cv:
+                if self.error is None:
+                    self.error = exc
+                self.cv.notify_all()
+            return
+        with self.cv:
+            self.alive.discard(i)
+            if self.arrived and self.error is None:
+                waiting = ", ".join(str(k) for k in sorted(self.arrived))
+                self.error = SyncError(f"core {i} finished without reaching the sync_all that "
+                                       f"cores {waiting} wait at: the chip would hang")
+            else:
+                nxt = self._next_after(i)
+                self.turn = nxt if nxt >= 0 else self.turn
+                self._release_if_all_arrived()
+            self.cv.notify_all()
+
+    def barrier(self, c: Any) -> None:
+        i = c.idx
+        with self.cv:
+            self.arrived.add(i)
+            self.phase[i] += 1
+            if self.arrived >= self.alive:
+                self._release_if_all_arrived()
+            else:
+                self.turn = self._next_after(i)
+            self.cv.notify_all()
+            self._wait_turn(i, c)

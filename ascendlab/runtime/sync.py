@@ -1,0 +1,161 @@
+"""Pipe synchronisation inside a core (set_flag/wait_flag, pipe_barrier), across cores
+(sync_all), and the system registers a kernel reads (block index, block count, core type).
+
+Execution on the host is sequential, so these instructions change no data: they are recorded
+as Sync edges that the cost model and the race detector read. What the hardware cannot execute
+at all (an event id out of range, a PIPE_S barrier) raises here.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from ..errors import SyncError
+from . import core as _core
+from .core import emit
+from .enums import HardEvent, PipeID
+from .trace import Sync
+
+_getframe = sys._getframe
+_new = tuple.__new__
+
+# Pipes each core type owns on separated chips (ADK SetFlag-WaitFlag legal pairs on 910B).
+_AIV_PIPES = frozenset({"S", "V", "MTE2", "MTE3"})
+_AIC_PIPES = frozenset({"S", "M", "MTE1", "MTE2", "MTE3", "FIX"})
+
+
+def _event(value: Any, op: str) -> HardEvent:
+    try:
+        return HardEvent(value)
+    except ValueError:
+        raise SyncError(f"{op}: {value!r} is not a HardEvent") from None
+
+
+def _flag(op: str, kind: str, event: Any, event_id: Any) -> None:
+    frame = _getframe(2)
+    c = _core.core()
+    ev = _event(event, op)
+    eid = int(event_id)
+    if not 0 <= eid < c.chip.event_ids:
+        raise SyncError(f"{op}({ev.name}, {eid}): event_id must be in [0, {c.chip.event_ids - 1}] "
+                        f"on {c.chip.name} {_core.where(c, frame)}")
+    src, dst = ev.pipes
+    if c.chip.layout == "separated":
+        own = _AIV_PIPES if c.kind == "aiv" else _AIC_PIPES
+        if src not in own or dst not in own:
+            side = "vector (AIV)" if c.kind == "aiv" else "cube (AIC)"
+            raise SyncError(f"{op}({ev.name}): a {side} core of {c.chip.name} has no "
+                            f"{src if src not in own else dst} pipe; legal pipes here: "
+                            f"{', '.join(sorted(own))} {_core.where(c, frame)}")
+    pipe = src if kind == "set" else dst
+    emit(c, pipe, op, (), (), 0, "", 0, frame, _new(Sync, (kind, src, dst, ("flag", eid), False)),
+         (("event", ev.name), ("event_id", eid)))
+    if kind == "wait" and dst == "V":
+        c.v_pending.clear()  # a wait on V orders earlier vector work (core.check_vector_order)
+
+
+def set_flag(event: Any, event_id: Any = 0) -> None:
+    """Signal `event` (a HardEvent SRC_DST) with id `event_id` once the SRC pipe's earlier work
+    is done. Does not block SRC."""
+    _flag("set_flag", "set", event, event_id)
+
+
+def wait_flag(event: Any, event_id: Any = 0) -> None:
+    """Block the DST pipe of `event` until the matching set_flag, then consume the flag."""
+    _flag("wait_flag", "wait", event, event_id)
+
+
+def pipe_barrier(pipe: Any) -> None:
+    """Complete every earlier instruction of `pipe` (PIPE_ALL: of every pipe) first."""
+    frame = _getframe(1)
+    c = _core.core()
+    try:
+        pid = PipeID(pipe)
+    except ValueError:
+        raise SyncError(f"pipe_barrier: {pipe!r} is not a PipeID") from None
+    if pid == PipeID.PIPE_S:
+        raise SyncError(f"pipe_barrier(PIPE_S) is illegal (the scalar pipe has no barrier) "
+                        f"{_core.where(c, frame)}")
+    name = pid.pipe
+    if name not in ("ALL", "V", "M", "MTE1", "MTE2", "MTE3", "FIX"):
+        raise NotImplementedError(f"pipe_barrier({pid.name}) is not emulated")
+    emit(c, "S" if name == "ALL" else name, "pipe_barrier", (), (), 0, "", 0, frame,
+         _new(Sync, ("barrier", name, name, ("barrier",), False)), (("pipe", pid.name),))
+    if name in ("ALL", "V"):
+        c.v_pending.clear()
+
+
+def sync_all(*args: Any, **kwargs: Any) -> None:
+    """Barrier across all cores of the launch: every core's earlier work (GM writes included)
+    is done before any core continues. Forms: sync_all(is_aiv_only=True) and the software form
+    sync_all(gm_workspace, ub_workspace, used_cores=0)."""
+    frame = _getframe(1)
+    c = _core.core()
+    emit(c, "S", "sync_all", (), (), 0, "", 0, frame,
+         _new(Sync, ("sync_all", "ALL", "ALL", ("sync_all",), False)))
+    c.v_pending.clear()
+    c.launch.scheduler.barrier(c)
+
+
+def get_block_idx() -> int:
+    """This core's index in [0, block_num)."""
+    c = _core.current
+    if c is None:
+        return _core.core().idx
+    return c.idx
+
+
+def get_block_num() -> int:
+    """The launch's block count."""
+    return _core.core().launch.block_num
+
+
+def get_data_block_size_in_bytes() -> int:
+    """32: the size of one DataBlock."""
+    return 32
+
+
+def ascend_is_aic() -> bool:
+    """True on a cube (AIC) core (always True on coupled chips' AI Cores running cube code)."""
+    c = _core.core()
+    return c.kind == "aic" or c.chip.layout == "coupled"
+
+
+def ascend_is_aiv() -> bool:
+    """True on a vector (AIV) core."""
+    c = _core.core()
+    return c.kind == "aiv" or c.chip.layout == "coupled"
+
+
+def set_mask_count() -> None:
+    """Counter mode: a repeat-form mask is the total element count; repeat_times is ignored."""
+    _core.core().mask_counter = True
+
+
+def set_mask_norm() -> None:
+    """Normal mode (the default): the mask selects lanes within each repeat."""
+    _core.core().mask_counter = False
+
+
+def set_vector_mask(*args: Any, dtype: Any = None, mode: Any = None) -> None:
+    """The mask register read by `is_set_mask=False` calls: set_vector_mask(len) or
+    set_vector_mask(high, low); in counter mode `len`/`low` is the element count."""
+    c = _core.core()
+    if len(args) == 1:
+        n = int(args[0])
+        if c.mask_counter or (mode is not None and int(mode) == 1):
+            c.vector_mask = (n, 0)
+        else:
+            bits = (1 << n) - 1 if n < 128 else (1 << 128) - 1
+            c.vector_mask = (bits & (2**64 - 1), bits >> 64)
+    elif len(args) == 2:
+        high, low = int(args[0]), int(args[1])
+        c.vector_mask = (low, high)
+    else:
+        raise TypeError("set_vector_mask(len) or set_vector_mask(high, low)")
+
+
+def reset_mask() -> None:
+    """Restore the all-lanes mask."""
+    _core.core().vector_mask = (2**64 - 1, 2**64 - 1)

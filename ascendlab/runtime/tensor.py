@@ -1,0 +1,379 @@
+"""GlobalTensor (a typed window on GM) and LocalTensor (a typed view at a byte address of one
+core's UB, L1, L0A, L0B or L0C), with pyasc's methods."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+from ..errors import AlignmentError, CapacityError, DTypeError, LaunchError, PositionError
+from . import core as _core
+from .core import CoreState, access, emit, finding
+from .dtypes import DataType
+from .enums import SPACE_OF, VECTOR_POSITIONS, TPosition
+from .memory import GUARD, GlobalAddress
+
+_getframe = sys._getframe
+_new_obj = object.__new__
+_UNSET: Any = object()  # marks LocalTensor arguments the caller did not pass
+
+
+def _as_int(value: Any, what: str) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be an integer, got {type(value).__name__} "
+                        f"{value!r}") from None
+
+
+class GlobalTensor:
+    """A typed window on GM: `set_global_buffer(addr[, size])`, then `g[i:]` views by elements."""
+
+    __slots__ = ("alloc", "offset", "dtype", "size")
+
+    def __init__(self) -> None:
+        self.alloc = None
+        self.offset = 0  # bytes from the argument's element 0
+        self.dtype: DataType | None = None
+        self.size: int | None = None  # elements declared by set_global_buffer, if any
+
+    def set_global_buffer(self, buffer: Any = None, buffer_size: Any = None) -> None:
+        """Point this tensor at `buffer` (a GlobalAddress such as `x + offset`)."""
+        if isinstance(buffer, GlobalTensor):
+            buffer = buffer.get_phy_addr()
+        if not isinstance(buffer, GlobalAddress):
+            raise ValueError("set_global_buffer needs a typed GlobalAddress (a kernel argument "
+                             f"such as `x` or `x + offset`), got {type(buffer).__name__}")
+        self.alloc = buffer.alloc
+        self.offset = buffer.offset
+        self.dtype = buffer.dtype
+        self.size = _as_int(buffer_size, "buffer_size") if buffer_size else None
+
+    def _view(self, index: Any) -> GlobalTensor:
+        if self.alloc is None:
+            raise ValueError("GlobalTensor used before set_global_buffer")
+        g = _new_obj(GlobalTensor)
+        g.alloc = self.alloc
+        g.dtype = self.dtype
+        g.offset = self.offset + index * self.dtype.itemsize
+        size = self.size
+        g.size = None if size is None else size - index
+        return g
+
+    def __getitem__(self, key: Any) -> GlobalTensor:
+        if isinstance(key, slice):
+            if key.stop is not None or key.step is not None:
+                raise RuntimeError("Slice operation with provided stop and step is not "
+                                   "supported for GlobalTensor (pyasc): use g[start:]")
+            key = 0 if key.start is None else key.start
+        return self._view(key.__index__())
+
+    def __add__(self, n: Any) -> GlobalTensor:
+        return self._view(n.__index__())
+
+    def get_size(self) -> int:
+        """Elements: the declared buffer_size, else what remains of the argument."""
+        if self.size is not None:
+            return self.size
+        return (self.alloc.nbytes - self.offset) // self.dtype.itemsize
+
+    def get_phy_addr(self, offset: Any = 0) -> GlobalAddress:
+        return GlobalAddress(self.alloc, self.offset + int(offset) * self.dtype.itemsize,
+                             self.dtype)
+
+    def name_at(self, index: int = 0) -> str:
+        """'x[128]': the argument name and element index of this view's element `index`."""
+        return f"{self.alloc.name}[{self.offset // self.dtype.itemsize + index}]"
+
+    def _scalar(self, index: Any, op: str, frame: Any, write: bool) -> tuple[CoreState, int]:
+        """Check a scalar access; returns the core and the byte offset in the argument."""
+        c = _core.core()
+        i = _as_int(index, f"GlobalTensor.{op} offset")
+        isz = self.dtype.itemsize
+        a = self.alloc
+        off = self.offset + i * isz
+        if off < 0 or off + isz > a.nbytes:
+            finding(c, f"GlobalTensor.{op}: element {self.name_at(i)} is outside "
+                    f"{a.name} ({a.nbytes // isz} elements)", frame)
+            if not -GUARD <= off <= a.nbytes + GUARD - isz:
+                raise IndexError(f"GlobalTensor.{op}: element {self.name_at(i)} is beyond the "
+                                 f"guard zone of {a.name} {_core.where(c, frame)}")
+            a.private()
+        if write:
+            a.private()
+            a.written = True
+        return c, off
+
+    def get_value(self, offset: Any) -> Any:
+        """Scalar read from GM (scalar pipe)."""
+        frame = _getframe(1)
+        c, off = self._scalar(offset, "get_value", frame, False)
+        a = self.alloc
+        isz = self.dtype.itemsize
+        b = a.idx0 + off
+        value = a.buf[b:b + isz].view(self.dtype.np)[0]
+        emit(c, "S", "get_value", (access("GM", a.base + off, isz, a.name),), (), 1,
+             self.dtype.name, 0, frame)
+        return value.item() if self.dtype.is_int() else value
+
+    def set_value(self, offset: Any, value: Any) -> None:
+        """Scalar write to GM (scalar pipe); the value is converted to the tensor's dtype."""
+        frame = _getframe(1)
+        c, off = self._scalar(offset, "set_value", frame, True)
+        a = self.alloc
+        isz = self.dtype.itemsize
+        b = a.idx0 + off
+        a.buf[b:b + isz].view(self.dtype.np)[0] = np.asarray(value).astype(self.dtype.np)
+        emit(c, "S", "set_value", (), (access("GM", a.base + off, isz, a.name),), 1,
+             self.dtype.name, 0, frame, args=(("value", value),))
+
+    def __repr__(self) -> str:
+        if self.alloc is None:
+            return "GlobalTensor(<unset>)"
+        return f"GlobalTensor({self.name_at()}, {self.dtype.name})"
+
+
+class LocalTensor:
+    """A typed view at a byte address of one core's local memory (pyasc `asc.LocalTensor`).
+
+    pyasc forms: `LocalTensor(dtype, pos, addr, tile_size)` places a tensor by byte address
+    (tile_size in elements); `LocalTensor(dtype)` / `LocalTensor()` are empty handles filled by
+    `que.alloc_tensor(t)` / `que.deque(t)`. Queues and TBufs create the others.
+    """
+
+    __slots__ = ("c", "space", "pos", "addr", "dtype", "size", "hi", "owner", "slot", "arr",
+                 "e0", "tag", "name")
+
+    def __init__(self, dtype: Any = None, pos: Any = _UNSET, addr: Any = _UNSET,
+                 tile_size: Any = _UNSET) -> None:
+        self.c = None
+        self.dtype = DataType(dtype) if dtype is not None else None
+        self.owner = None
+        self.slot = -1
+        self.tag = 0
+        if dtype is None or (pos is _UNSET and addr is _UNSET and tile_size is _UNSET):
+            self.space = None  # an empty handle
+            return
+        c = _core.core()
+        pos = TPosition(TPosition.VECIN if pos is _UNSET else pos)
+        addr = 0 if addr is _UNSET else addr
+        tile_size = 0 if tile_size is _UNSET else tile_size
+        space = SPACE_OF.get(pos)
+        if space is None or space == "GM":
+            raise PositionError(f"LocalTensor: position {pos.name} has no emulated local "
+                                f"memory; use VECIN/VECOUT/VECCALC, A1/B1/C1, A2, B2 or CO1")
+        addr = _as_int(addr, "LocalTensor addr")
+        size = _as_int(tile_size, "LocalTensor tile_size")
+        cap = c.chip.capacity(space)
+        nbytes = size * self.dtype.itemsize
+        frame = _getframe(1)
+        if addr < 0 or addr + nbytes > cap:
+            raise CapacityError(f"LocalTensor({self.dtype.name}, {pos.name}, addr={addr}, "
+                                f"tile_size={size}): bytes [{addr}, {addr + nbytes}) exceed "
+                                f"{space} ({cap} B) {_core.where(c, frame)}")
+        align = c.chip.align(space)
+        if addr % align:
+            raise AlignmentError(f"LocalTensor({self.dtype.name}, {pos.name}, addr={addr}): "
+                                 f"{space} addresses must be {align} B aligned "
+                                 f"{_core.where(c, frame)}")
+        _check_core_kind(c, space, "LocalTensor", frame)
+        self._bind(c, space, pos, addr, size, addr + nbytes if size else cap, None, -1,
+                   f"{pos.name}@{space}+{addr:#x}")
+
+    def _bind(self, c: CoreState, space: str, pos: TPosition, addr: int, size: int, hi: int,
+              owner: Any, slot: int, name: str) -> None:
+        dt = self.dtype
+        if addr % dt.itemsize:
+            raise AlignmentError(f"{dt.name} tensor at {space}+{addr} is not aligned to its "
+                                 f"element size {dt.itemsize} B")
+        self.c = c
+        self.space = space
+        self.pos = pos
+        self.addr = addr  # bytes from the start of `space`
+        self.size = size  # elements
+        self.hi = hi  # end (bytes) of the buffer slot this tensor lives in
+        self.owner = owner  # the TQue/TBuf that handed it out, None for static tensors
+        self.slot = slot
+        self.name = name  # short label for trace Accesses ("que0[1]", "VECIN@UB+0x2000")
+        self.arr = c.typed_mem(space, dt)  # the whole space as dt elements
+        self.e0 = addr // dt.itemsize  # this tensor's first element in `arr`
+
+    @classmethod
+    def _make(cls, c: CoreState, space: str, pos: TPosition, addr: int, dtype: DataType,
+              size: int, hi: int, owner: Any, slot: int, name: str) -> LocalTensor:
+        t = _new_obj(cls)
+        t.dtype = dtype
+        t.tag = 0
+        t._bind(c, space, pos, addr, size, hi, owner, slot, name)
+        return t
+
+    def _require(self) -> None:
+        if self.space is None:
+            raise ValueError("LocalTensor handle used before it was filled (alloc_tensor / "
+                             "deque / TBuf.get)")
+
+    # ---- views -------------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> LocalTensor:
+        if isinstance(key, slice):
+            if key.stop is not None or key.step is not None:
+                raise RuntimeError("Slice operation with provided stop and step is not "
+                                   "supported for LocalTensor (pyasc): use t[start:]")
+            key = 0 if key.start is None else key.start
+        i = key.__index__()
+        self._require()
+        isz = self.dtype.itemsize
+        t = _new_obj(LocalTensor)
+        t.c = self.c
+        t.space = self.space
+        t.pos = self.pos
+        t.dtype = self.dtype
+        t.addr = self.addr + i * isz
+        t.size = self.size - i
+        t.hi = self.hi
+        t.owner = self.owner
+        t.slot = self.slot
+        t.arr = self.arr
+        t.e0 = self.e0 + i
+        t.tag = self.tag
+        t.name = self.name
+        return t
+
+    def reinterpret_cast(self, dtype: Any) -> LocalTensor:
+        """The same bytes seen as `dtype`: the element count scales with the size ratio."""
+        dtype = DataType(dtype)
+        if not dtype.is_numeric():
+            raise RuntimeError("ReinterpretCast dtype must be integer or float")
+        self._require()
+        if dtype == self.dtype:
+            return self
+        size = self.size * self.dtype.itemsize // dtype.itemsize
+        return LocalTensor._make(self.c, self.space, self.pos, self.addr, dtype, size, self.hi,
+                                 self.owner, self.slot, self.name)
+
+    def set_addr_with_offset(self, src: LocalTensor, offset: Any) -> None:
+        """Point this tensor at `src` + offset elements of src's type (keeping this dtype)."""
+        src._require()
+        dtype = self.dtype or src.dtype
+        self.dtype = dtype
+        addr = src.addr + _as_int(offset, "offset") * src.dtype.itemsize
+        size = (src.hi - addr) // dtype.itemsize
+        self._bind(src.c, src.space, src.pos, addr, size, src.hi, src.owner, src.slot, src.name)
+
+    # ---- queries -----------------------------------------------------------------------
+    def get_size(self) -> int:
+        self._require()
+        return self.size
+
+    def get_length(self) -> int:
+        """Bytes."""
+        self._require()
+        return self.size * self.dtype.itemsize
+
+    def set_size(self, size: Any = 0) -> None:
+        self._require()
+        self.size = _as_int(size, "set_size")
+
+    def set_buffer_len(self, data_len: Any) -> None:
+        self._require()
+        self.size = _as_int(data_len, "set_buffer_len") // self.dtype.itemsize
+
+    def get_phy_addr(self, offset: Any = 0) -> int:
+        """Byte address in the tensor's local memory (plus `offset` elements)."""
+        self._require()
+        return self.addr + _as_int(offset, "offset") * self.dtype.itemsize
+
+    def get_position(self) -> int:
+        self._require()
+        return int(self.pos)
+
+    def set_user_tag(self, tag: Any = 0) -> None:
+        self.tag = _as_int(tag, "tag")
+
+    def get_user_tag(self) -> int:
+        return self.tag
+
+    # ---- scalar access (scalar pipe) ---------------------------------------------------
+    def _scalar_index(self, index: Any, op: str, frame: Any) -> int:
+        self._require()
+        c = self.c
+        if self.pos not in VECTOR_POSITIONS:
+            raise PositionError(f"LocalTensor.{op}: only VECIN/VECOUT/VECCALC tensors allow "
+                                f"scalar access, this one is in {self.pos.name} "
+                                f"{_core.where(c, frame)}")
+        i = _as_int(index, f"LocalTensor.{op} index")
+        isz = self.dtype.itemsize
+        if i < 0 or self.addr + (i + 1) * isz > self.hi:
+            finding(c, f"LocalTensor.{op}: element {i} is outside {self.describe()}", frame)
+            if self.addr + (i + 1) * isz > c.chip.capacity(self.space) or self.addr + i * isz < 0:
+                raise IndexError(f"LocalTensor.{op}: element {i} is outside {self.space} "
+                                 f"{_core.where(c, frame)}")
+        return i
+
+    def get_value(self, index: Any) -> Any:
+        frame = _getframe(1)
+        i = self._scalar_index(index, "get_value", frame)
+        isz = self.dtype.itemsize
+        emit(self.c, "S", "get_value",
+             (access(self.space, self.addr + i * isz, isz, self.describe()),), (), 1,
+             self.dtype.name, 0, frame)
+        value = self.arr[self.e0 + i]
+        return value.item() if self.dtype.is_int() else value
+
+    def set_value(self, index: Any, value: Any) -> None:
+        frame = _getframe(1)
+        i = self._scalar_index(index, "set_value", frame)
+        isz = self.dtype.itemsize
+        self.arr[self.e0 + i] = np.asarray(value).astype(self.dtype.np)
+        emit(self.c, "S", "set_value", (),
+             (access(self.space, self.addr + i * isz, isz, self.describe()),), 1,
+             self.dtype.name, 0, frame, args=(("value", value),))
+
+    # ---- messages ----------------------------------------------------------------------
+    def describe(self) -> str:
+        """'VECIN tensor float16[4096] at UB+0x2000 (queue 0 slot 1)'."""
+        if self.space is None:
+            return "LocalTensor(<empty handle>)"
+        where = f"queue {self.owner.qid} slot {self.slot}" if self.slot >= 0 else "static"
+        if self.owner is not None and self.slot < 0:
+            where = "TBuf"
+        return (f"{self.pos.name} tensor {self.dtype.name}[{self.size}] at "
+                f"{self.space}+0x{self.addr:x} ({where})")
+
+    def __repr__(self) -> str:
+        return f"LocalTensor({self.describe()})"
+
+
+def _check_core_kind(c: CoreState, space: str, what: str, frame: Any) -> None:
+    """On separated chips (910B) UB lives on vector cores and L1/L0 on cube cores."""
+    if c.chip.layout != "separated":
+        return
+    if (space == "UB") != (c.kind == "aiv"):
+        side = "vector (AIV)" if space == "UB" else "cube (AIC)"
+        from ..errors import CoreTypeError
+        raise CoreTypeError(f"{what}: {space} exists only on {side} cores of {c.chip.name}, "
+                            f"but this kernel runs on {c.kind.upper()} cores "
+                            f"{_core.where(c, frame)}")
+
+
+def check_dtype(op: str, t: LocalTensor, allowed: frozenset[str], role: str = "dst") -> None:
+    if t.dtype.name not in allowed:
+        raise DTypeError(f"{op}: {role} dtype {t.dtype.name} is not supported; "
+                         f"supported: {', '.join(sorted(allowed))}")
+
+
+def require_local(op: str, t: Any, role: str) -> LocalTensor:
+    if not isinstance(t, LocalTensor):
+        raise TypeError(f"{op}: {role} must be a LocalTensor, got {type(t).__name__}")
+    if t.space is None:
+        raise ValueError(f"{op}: {role} is an empty LocalTensor handle")
+    return t
+
+
+def require_global(op: str, t: Any, role: str) -> GlobalTensor:
+    if not isinstance(t, GlobalTensor):
+        raise TypeError(f"{op}: {role} must be a GlobalTensor, got {type(t).__name__}")
+    if t.alloc is None:
+        raise LaunchError(f"{op}: {role} GlobalTensor used before set_global_buffer")
+    return t

@@ -1,0 +1,150 @@
+"""The trace: one immutable Event per emulated instruction, and the Run that holds them.
+
+This module is the contract between the runtime (the writer) and every reader: the cost model,
+the sanitizer, the widgets and the grader import these types and nothing else from the runtime.
+
+Address spaces: "GM" is one virtual address space shared by all cores (each kernel argument sits
+at its own base, see Run.gm); "UB", "L1", "L0A", "L0B", "L0C" are per core (Event.core), byte
+addresses from 0 to the chip's capacity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .chips import ChipSpec
+
+
+class Access(NamedTuple):
+    """Bytes an instruction reads or writes: `count` blocks of `nbytes`, `stride` bytes apart.
+
+    A contiguous access has count=1 (stride 0). A strided DMA (DataCopyParams) has one block per
+    burst. A repeat-form vector instruction has one block per repeat whose nbytes spans the
+    repeat's footprint (over-approximating block strides inside a repeat).
+    """
+
+    space: str  # "GM" | "UB" | "L1" | "L0A" | "L0B" | "L0C"
+    addr: int  # first byte (GM: virtual address; local: offset in the core's memory)
+    nbytes: int  # bytes per block
+    name: str  # the tensor or argument name, for messages
+    count: int  # number of blocks
+    stride: int  # bytes from one block's start to the next
+
+    @property
+    def end(self) -> int:
+        """One past the last byte touched."""
+        return self.addr + (self.count - 1) * self.stride + self.nbytes if self.count else self.addr
+
+    @property
+    def total_bytes(self) -> int:
+        """Bytes actually touched (blocks x block size)."""
+        return self.count * self.nbytes
+
+    def ranges(self) -> list[tuple[int, int]]:
+        """The [start, end) byte ranges of the blocks."""
+        return [(self.addr + i * self.stride, self.addr + i * self.stride + self.nbytes)
+                for i in range(self.count)]
+
+
+class Sync(NamedTuple):
+    """A synchronisation edge an event creates or waits on.
+
+    kind "set": the producer pipe `src` signals `key` once its earlier work is done.
+    kind "wait": the consumer pipe `dst` blocks until `key` was set (and consumes the set).
+    kind "barrier": every earlier instruction of pipe `src` (or of all pipes if src == "ALL")
+    completes before later ones start; `implicit` barriers are the ones auto-sync inserts.
+    kind "sync_all": all cores reach this point before any continues.
+    The key identifies the flag: ("flag", event_id) for set_flag/wait_flag on HardEvent src_dst,
+    ("que", que_id, slot) for TQue enque/deque (RAW) and free/alloc (WAR) edges.
+    """
+
+    kind: str
+    src: str
+    dst: str
+    key: tuple
+    implicit: bool = False
+
+
+class Event(NamedTuple):
+    """One emulated instruction (or framework operation) as issued by one core."""
+
+    core: int  # block index of the issuing core (AIC or AIV index, see Run.core_kind)
+    pipe: str  # "MTE1" | "MTE2" | "MTE3" | "V" | "M" | "FIX" | "S"
+    op: str  # pyasc name: "data_copy", "add", "mmad", "enque", "set_flag", ...
+    reads: tuple[Access, ...]
+    writes: tuple[Access, ...]
+    count: int  # elements processed (vector: active lanes; DMA: elements moved)
+    dtype: str  # element type name, "" when not applicable
+    repeats: int  # vector repeats issued; DMA bursts; cube: m/n/k fractal steps; 0 for sync
+    file: str  # kernel source file of the call
+    line: int  # kernel source line of the call
+    sync: Sync | None
+    args: tuple  # op-specific parameters as (name, value) pairs, enough to re-execute the op
+
+
+class Finding(NamedTuple):
+    """A problem the emulator noticed: memcheck findings now, the sanitizer's classes later."""
+
+    kind: str  # "memcheck" | "initcheck" | "racecheck" | "synccheck"
+    message: str
+    core: int
+    lines: tuple[str, ...]  # "file:line" of the instruction(s) involved
+    event: int = -1  # index in Run.trace of the instruction, -1 if none
+
+
+class GMArg(NamedTuple):
+    """Where one memory argument of the launch sits in the GM address space."""
+
+    name: str  # kernel parameter name
+    base: int  # virtual address of element 0
+    nbytes: int
+    dtype: str
+    shape: tuple[int, ...]
+
+
+@dataclass
+class Run:
+    """Everything a launch did: what readers (cost model, sanitizer, widgets, grader) consume."""
+
+    kernel: str
+    chip: ChipSpec
+    block_num: int
+    core_kind: str  # "aiv" (vector cores) or "aic" (cube cores): what Event.core indexes
+    trace: list[Event]
+    gm: dict[str, GMArg]  # memory arguments by parameter name
+    outputs: dict[str, np.ndarray]  # final GM contents of every memory argument (device copy)
+    scalars: dict[str, Any]  # scalar and constexpr arguments as the kernel saw them
+    findings: list[Finding] = field(default_factory=list)
+    options: dict[str, Any] = field(default_factory=dict)
+    wall_time_s: float = 0.0
+    error: str | None = None  # "ExcType: message" when the kernel raised; the trace is partial
+
+    def events(self, core: int | None = None, pipe: str | None = None,
+               op: str | None = None) -> list[Event]:
+        """The trace filtered by core, pipe and/or op name."""
+        return [e for e in self.trace
+                if (core is None or e.core == core) and (pipe is None or e.pipe == pipe)
+                and (op is None or e.op == op)]
+
+    def arg_at(self, addr: int) -> GMArg | None:
+        """The memory argument whose bytes contain GM address `addr` (None for guard zones)."""
+        for arg in self.gm.values():
+            if arg.base <= addr < arg.base + arg.nbytes:
+                return arg
+        return None
+
+    def summary(self) -> str:
+        """A one-paragraph text description: kernel, chip, cores, instruction counts, findings."""
+        per_pipe: dict[str, int] = {}
+        for e in self.trace:
+            per_pipe[e.pipe] = per_pipe.get(e.pipe, 0) + 1
+        pipes = ", ".join(f"{p} {n}" for p, n in sorted(per_pipe.items()))
+        return (f"{self.kernel} on {self.chip.name}, {self.block_num} {self.core_kind} cores: "
+                f"{len(self.trace)} events ({pipes}); {len(self.findings)} findings; "
+                f"emulated in {self.wall_time_s * 1e3:.1f} ms")
+
+    def __repr__(self) -> str:
+        return f"<Run {self.summary()}>"
