@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import runpy
 import sys
 import warnings
@@ -69,16 +70,15 @@ def _cmd_pyasc(args: argparse.Namespace) -> int:
             return _exit_code(e)
         return 0
     script, *rest = args.target
+    if not os.path.isfile(script):
+        print(f"ascendlab pyasc: no such script: {script}", file=sys.stderr)
+        return 2
     sys.argv = [script, *rest]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))  # as `python SCRIPT` does
     try:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as e:
         return _exit_code(e)
-    except FileNotFoundError as e:
-        if getattr(e, "filename", None) == script:
-            print(f"ascendlab pyasc: no such script: {script}", file=sys.stderr)
-            return 2
-        raise
     return 0
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import AlignmentError, DTypeError, OutOfBoundsError, ParamError
+from ..errors import AlignmentError, DTypeError, OutOfBoundsError, ParamError, PositionError
 from . import core as _core
 from .core import access, emit, finding
 from .memory import GUARD
@@ -65,9 +65,13 @@ def _operand(c: Any, t: Any, nbytes: int, op: str, role: str, frame: Any,
                     f"{type(t).__name__}")
 
 
-def _pipe(op: str, ss: str, ds: str, c: Any) -> str:
+def _pipe(op: str, ss: str, ds: str, c: Any, frame: Any) -> str:
     """The pipe that moves bytes from space ss to ds."""
     pipe = _ROUTE_PIPE.get((ss, ds))
+    if pipe is None and {ss, ds} & {"L0A", "L0B", "L0C"}:
+        raise PositionError(f"{op} cannot move {ss} -> {ds}: L0A/L0B are filled by load_data "
+                            f"(from L1), L0C by mmad and drained by fixpipe "
+                            f"{_core.where(c, frame)}")
     if pipe is None:
         raise NotImplementedError(f"{op}: the route {ss} -> {ds} is not emulated; emulated "
                                   "routes: " + ", ".join(f"{a}->{b}" for a, b in _ROUTE_PIPE)
@@ -163,7 +167,7 @@ def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
                 f"data_copy_pad for unaligned lengths", frame)
     ds, dbuf, di, daddr, dname = _operand(c, dst, nbytes, "data_copy", "dst", frame, True)
     ss, sbuf, si, saddr, sname = _operand(c, src, nbytes, "data_copy", "src", frame)
-    pipe = _pipe("data_copy", ss, ds, c)
+    pipe = _pipe("data_copy", ss, ds, c, frame)
     if nbytes:
         dbuf[di:di + nbytes] = sbuf[si:si + nbytes]
     reads = (_new(Access, (ss, saddr, nbytes, sname, 1, 0)),)
@@ -186,7 +190,7 @@ def _copy_params(dst: Any, src: Any, p: DataCopyParams, frame: Any) -> None:
     span_d = (n - 1) * dstride + blen_b if n and blen else 0
     ds, dbuf, di, daddr, dname = _operand(c, dst, span_d, "data_copy", "dst", frame, True)
     ss, sbuf, si, saddr, sname = _operand(c, src, span_s, "data_copy", "src", frame)
-    pipe = _pipe("data_copy", ss, ds, c)
+    pipe = _pipe("data_copy", ss, ds, c, frame)
     if span_d:
         _blocks(dbuf, di, n, blen_b, dstride)[...] = _blocks(sbuf, si, n, blen_b, sstride)
     moved = n * blen_b if blen else 0
@@ -259,7 +263,7 @@ def data_copy_pad(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
     _, ubuf, ui, uaddr, uname = _operand(c, ub_t, ub_span, "data_copy_pad", "UB", frame)
     _, gbuf, gi, gaddr, gname = _operand(c, gm_t, gm_span, "data_copy_pad", "GM", frame,
                                          ds == "GM")
-    pipe = _pipe("data_copy_pad", ss, ds, c)
+    pipe = _pipe("data_copy_pad", ss, ds, c, frame)
     if n and blen:
         gm_blocks = _blocks(gbuf, gi, n, blen, gm_stride)
         if ds == "UB":

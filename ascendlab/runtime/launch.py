@@ -159,14 +159,11 @@ class JITFunction:
 
     # ---- calls ---------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        impl = self._impl
-        if impl is None:
-            if _core.current is None:
-                raise LaunchError(f"{self.__name__} is an @asc.jit kernel: launch it as "
-                                  f"{self.__name__}[block_num, stream](...); a plain call "
-                                  "works only from inside another kernel")
-            impl = self._callable()
-        return impl(*args, **kwargs)
+        if _core.current is None:
+            raise LaunchError(f"{self.__name__} is an @asc.jit kernel: launch it as "
+                              f"{self.__name__}[block_num, stream](...); a plain call works "
+                              "only from inside another kernel")
+        return (self._impl or self._callable())(*args, **kwargs)
 
     def __getitem__(self, launch: Any) -> Callable[..., Run]:
         if isinstance(launch, tuple):

@@ -19,7 +19,7 @@ from .core import CoreState, emit
 from .dtypes import DataType
 from .enums import SPACE_OF, HardEvent, TPosition
 from .tensor import LocalTensor, _check_core_kind
-from .trace import Sync
+from .trace import Event, Sync
 
 _getframe = sys._getframe
 _new = tuple.__new__
@@ -77,7 +77,9 @@ class TQueBind:
         self.freed_once: list[bool] = []  # a WAR flag exists only after the first free
         self.fifo: _fifo[int] = _fifo()
         self.cursor = 0
-        self.pipe_gen = -1  # TPipe generation that carved the slots (reset() invalidates)
+        self.pipe: Any = None  # the TPipe that carved the slots
+        self.pipe_gen = -1  # its generation when it did (reset() invalidates the slots)
+        self.protos: dict[tuple[int, Any], LocalTensor] = {}  # (slot, dtype) -> tensor to copy
 
     def precompute(self) -> None:
         """Build the per-slot Sync edges and Event args once (they never change)."""
@@ -94,20 +96,24 @@ class TQueBind:
 
     # ---- helpers -----------------------------------------------------------------------
     def _ready(self, op: str, frame: Any) -> CoreState:
-        c = self.c
-        pipe = c.pipe_obj
-        if not self.slots or pipe is None or pipe.gen != self.pipe_gen:
+        pipe = self.pipe
+        if pipe is None or pipe.gen != self.pipe_gen:
             raise QueueError(f"{self.describe()}.{op}: the queue has no buffers; call "
-                             f"pipe.init_buffer(que, num, len) first {_core.where(c, frame)}")
-        return c
+                             f"pipe.init_buffer(que, num, len) first "
+                             f"{_core.where(self.c, frame)}")
+        return self.c
 
     def _tensor(self, dtype: Any, slot: int) -> LocalTensor:
-        if type(dtype) is not DataType:
-            dtype = DataType(dtype)
-        addr = self.slots[slot]
-        return LocalTensor._make(self.c, self.space, self.src, addr, dtype,
-                                 self.slot_len // dtype.itemsize, addr + self.slot_len, self, slot,
-                                 self.names[slot])
+        """A fresh LocalTensor spanning `slot` as `dtype` (built from a per-slot prototype)."""
+        proto = self.protos.get((slot, dtype))
+        if proto is None:
+            dt = dtype if type(dtype) is DataType else DataType(dtype)
+            addr = self.slots[slot]
+            proto = LocalTensor._make(self.c, self.space, self.src, addr, dt,
+                                      self.slot_len // dt.itemsize, addr + self.slot_len, self,
+                                      slot, self.names[slot])
+            self.protos[(slot, dtype)] = proto
+        return proto[0:]
 
     def _rebind(self, t: LocalTensor, slot: int) -> None:
         if t.dtype is None:
@@ -117,7 +123,7 @@ class TQueBind:
                 addr + self.slot_len, self, slot, self.names[slot])
 
     def _slot_of(self, t: Any, op: str, frame: Any) -> int:
-        if not isinstance(t, LocalTensor) or t.space is None:
+        if type(t) is not LocalTensor or t.space is None:
             raise TypeError(f"{self.describe()}.{op}: expected a LocalTensor from this queue, "
                             f"got {t!r}")
         if t.owner is not self or t.slot < 0:
@@ -137,7 +143,7 @@ class TQueBind:
         `alloc_tensor(t)` rebinds the LocalTensor handle t in place."""
         frame = _getframe(1)
         c = self._ready("alloc_tensor", frame)
-        target = tensor if tensor is not None else arg if isinstance(arg, LocalTensor) else None
+        target = tensor if tensor is not None else arg if type(arg) is LocalTensor else None
         if target is None:
             dtype = arg if dtype is None else dtype
             if dtype is None:
@@ -156,8 +162,8 @@ class TQueBind:
         self.cursor = (slot + 1) % n
         state[slot] = _ALLOCATED
         sync = self.war_wait[slot] if self.freed_once[slot] else None
-        emit(c, self.producer, "alloc_tensor", (), (), 0, "", 0, frame, sync,
-             self.ev_args[slot])
+        c.append(_new(Event, (c.idx, self.producer, "alloc_tensor", (), (), 0, "", 0,
+                              frame.f_code.co_filename, frame.f_lineno, sync, self.ev_args[slot])))
         if sync is not None and self.producer == "V":
             c.v_pending.clear()  # a wait on V orders earlier vector work (see check_vector_order)
         if target is not None:
@@ -180,8 +186,9 @@ class TQueBind:
                              f"{_core.where(c, frame)}")
         self.state[slot] = _ENQUEUED
         self.fifo.append(slot)
-        emit(c, self.producer, "enque", (), (), 0, "", 0, frame, self.raw_set[slot],
-             self.ev_args[slot])
+        c.append(_new(Event, (c.idx, self.producer, "enque", (), (), 0, "", 0,
+                              frame.f_code.co_filename, frame.f_lineno, self.raw_set[slot],
+                              self.ev_args[slot])))
 
     def deque(self, arg: Any = None, src_user_pos: Any = None, dst_user_pos: Any = None,
               dtype: Any = None, tensor: Any = None) -> Any:
@@ -194,11 +201,12 @@ class TQueBind:
                              f"{_core.where(c, frame)}")
         slot = self.fifo.popleft()
         self.state[slot] = _DEQUEUED
-        emit(c, self.consumer, "deque", (), (), 0, "", 0, frame, self.raw_wait[slot],
-             self.ev_args[slot])
+        c.append(_new(Event, (c.idx, self.consumer, "deque", (), (), 0, "", 0,
+                              frame.f_code.co_filename, frame.f_lineno, self.raw_wait[slot],
+                              self.ev_args[slot])))
         if self.consumer == "V":
             c.v_pending.clear()  # a wait on V orders earlier vector work
-        target = tensor if tensor is not None else arg if isinstance(arg, LocalTensor) else None
+        target = tensor if tensor is not None else arg if type(arg) is LocalTensor else None
         if target is not None:
             self._rebind(target, slot)
             return None
@@ -216,8 +224,9 @@ class TQueBind:
                              f"{_core.where(c, frame)}")
         self.state[slot] = _FREE
         self.freed_once[slot] = True
-        emit(c, self.consumer, "free_tensor", (), (), 0, "", 0, frame, self.war_set[slot],
-             self.ev_args[slot])
+        c.append(_new(Event, (c.idx, self.consumer, "free_tensor", (), (), 0, "", 0,
+                              frame.f_code.co_filename, frame.f_lineno, self.war_set[slot],
+                              self.ev_args[slot])))
 
     # ---- queries -----------------------------------------------------------------------
     def vacant_in_que(self) -> bool:
@@ -386,7 +395,9 @@ class TPipe:
         target.freed_once = [False] * num
         target.fifo.clear()
         target.cursor = 0
+        target.pipe = self
         target.pipe_gen = self.gen
+        target.protos.clear()
         emit(c, "S", "init_buffer", (), (), 0, "", 0, frame, None,
              (("queue", target.qid), ("space", space), ("addr", start), ("num", num),
               ("len", nbytes)))

@@ -11,8 +11,8 @@ total element count and repeat_times is ignored. `is_set_mask=False` uses set_ve
 SEMANTICS below is the living definition of each instruction: one numpy line per op, computed
 in the operand dtype (numpy rounds float16 results once per op, like the hardware; integer ops
 wrap). A test checks that the tables cover VECTOR_OPS and that each has a cost-class entry.
-Limitations: transcendental results are numpy's correctly rounded ones, not the chip's
-approximations; float16 div/exp/ln/sqrt are computed in float32 then rounded once.
+Limitations: transcendental results (exp, ln, sqrt, rsqrt, reciprocal) are computed in float64
+and rounded once, not with the chip's approximations; fused multiply-adds round once.
 """
 
 from __future__ import annotations
@@ -54,6 +54,11 @@ def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, x.dtype.type(0))
 
 
+def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c rounded once to a's dtype (float64 holds float16/float32 products exactly)."""
+    return (a.astype(np.float64) * b + c).astype(a.dtype)
+
+
 # Element-wise semantics. Binary: f(src0, src1, dst) -> new dst values. dst is passed because
 # fused ops read it. Unary: f(src) ; scalar: f(src, s) with s already in the tensor dtype.
 # A numpy ufunc entry is applied as ufunc(src0, src1, out=dst), without a temporary.
@@ -68,28 +73,29 @@ BINARY: dict[str, tuple[Callable[..., np.ndarray], frozenset[str]]] = {
     "bitwise_or": (np.bitwise_or, BITS),
     "add_relu": (lambda a, b, d: _relu(a + b), RELU_T),
     "sub_relu": (lambda a, b, d: _relu(a - b), RELU_T),
-    # dst = src0 * dst + src1 (one rounding: computed in float32 for float16, an assumption)
-    "fused_mul_add": (lambda a, b, d: (a.astype(np.float32) * d + b).astype(a.dtype), F16_F32),
-    "fused_mul_add_relu": (
-        lambda a, b, d: _relu((a.astype(np.float32) * d + b).astype(a.dtype)), F16_F32),
-    # dst = src0 * src1 + dst
-    "mul_add_dst": (lambda a, b, d: (a.astype(np.float32) * b + d).astype(a.dtype), F16_F32),
+    # dst = src0 * dst + src1, rounded once like an FMA (an assumption: the chip's rounding of
+    # its fused multiply-add is not documented)
+    "fused_mul_add": (lambda a, b, d: _fma(a, d, b), F16_F32),
+    "fused_mul_add_relu": (lambda a, b, d: _relu(_fma(a, d, b)), F16_F32),
+    # dst = src0 * src1 + dst, rounded once
+    "mul_add_dst": (lambda a, b, d: _fma(a, b, d), F16_F32),
 }
 READS_DST = frozenset({"fused_mul_add", "fused_mul_add_relu", "mul_add_dst"})
 
 
-def _f32(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
-    """Compute in float32 and round back once (float16 transcendental ops)."""
-    return lambda x: fn(x.astype(np.float32)).astype(x.dtype)
+def _f64(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """Compute in float64 and round once to the operand dtype: results are then (nearly always)
+    correctly rounded and the same on every host CPU, unlike numpy's float32 SIMD kernels."""
+    return lambda x: fn(x.astype(np.float64)).astype(x.dtype)
 
 
 UNARY: dict[str, tuple[Callable[[np.ndarray], np.ndarray], frozenset[str]]] = {
     "abs": (np.abs, frozenset({"float16", "float32", "int16", "int32"})),
-    "exp": (_f32(np.exp), F16_F32),
-    "ln": (_f32(np.log), F16_F32),
-    "sqrt": (_f32(np.sqrt), F16_F32),
-    "rsqrt": (_f32(lambda x: 1.0 / np.sqrt(x)), F16_F32),
-    "reciprocal": (_f32(lambda x: 1.0 / x), F16_F32),
+    "exp": (_f64(np.exp), F16_F32),
+    "ln": (_f64(np.log), F16_F32),
+    "sqrt": (_f64(np.sqrt), F16_F32),
+    "rsqrt": (_f64(lambda x: 1.0 / np.sqrt(x)), F16_F32),
+    "reciprocal": (_f64(lambda x: 1.0 / x), F16_F32),
     "relu": (_relu, frozenset({"float16", "float32", "int32"})),
     "bitwise_not": (np.invert, BITS),
 }
@@ -471,7 +477,7 @@ def axpy(dst: Any, src: Any, scalar: Any, args: tuple, kwargs: dict, frame: Any)
     strides = ((p[0], p[2]), (p[1], p[3])) if p else ()
 
     def compute(a: np.ndarray, d: np.ndarray) -> np.ndarray:
-        return (a.astype(np.float32) * np.float32(s) + d).astype(d.dtype)
+        return (a.astype(np.float64) * s + d).astype(d.dtype)  # one rounding (assumption)
 
     execute(c, op, dst, (src,), f, strides, compute, True, frame, (("scalar", s.item()),))
 

@@ -1,0 +1,43 @@
+"""The pyasc name surface: emulated names work, known-but-unemulated ones say so, and
+docs/emulated-api.md lists exactly what the code emulates."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import ascendlab.asc as asc
+from ascendlab.asc._unemulated import UNEMULATED
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "emulated-api.md"
+
+
+def test_unemulated_name_raises_naming_it():
+    with pytest.raises(NotImplementedError, match="asc.gather is part of pyasc but ascendlab "
+                                                  "does not emulate it yet; docs/emulated-api"):
+        asc.gather(1, 2)
+    with pytest.raises(NotImplementedError, match="asc.CacheMode.CACHE_MODE_NORMAL"):
+        _ = asc.CacheMode.CACHE_MODE_NORMAL
+    with pytest.raises(AttributeError, match="not a pyasc name either"):
+        _ = asc.definitely_not_pyasc
+
+
+def test_no_name_is_both_emulated_and_unemulated():
+    public = {n for n in dir(asc) if not n.startswith("_")}
+    assert not (public & UNEMULATED)
+
+
+def _doc_names(section: str) -> set[str]:
+    text = DOC.read_text()
+    part = text.split(f"## {section}", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"`([A-Za-z_][\w.]*)`", part))
+
+
+def test_docs_list_matches_the_code():
+    emulated = {n for n in dir(asc) if not n.startswith("_")} - {"lib", "runtime"}
+    documented = _doc_names("Emulated")
+    assert emulated <= documented, sorted(emulated - documented)
+    assert UNEMULATED <= _doc_names("Not emulated yet"), sorted(
+        UNEMULATED - _doc_names("Not emulated yet"))
