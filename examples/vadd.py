@@ -6,10 +6,11 @@ emulator recorded: the instruction counts per pipe and the first few events of c
 
 import argparse
 
+import numpy as np
+
 import asc
 import asc.lib.runtime as rt
 import asc.runtime.config as config
-import numpy as np
 
 BUFFER_NUM = 2  # 1: single buffer, 2: double buffer
 

@@ -7,12 +7,13 @@ naming it when used; docs/emulated-api.md lists what is emulated.
 
 from __future__ import annotations
 
-import builtins
-import sys
-from typing import Any
+import builtins as _builtins
+import sys as _sys
+from typing import Any as _Any
 
 from ..runtime import dma as _dma
 from ..runtime import vector as _vec
+from ..runtime.cube import fixpipe, load_data, mmad
 from ..runtime.dtypes import (
     DataType,
     double,
@@ -78,17 +79,28 @@ from ..runtime.sync import (
     wait_flag,
 )
 from ..runtime.tensor import GlobalTensor, LocalTensor
+from ..runtime.vector_cast import cast
+from ..runtime.vector_cmpsel import compare, select
+from ..runtime.vector_reduce import (
+    reduce_max,
+    reduce_min,
+    reduce_sum,
+    whole_reduce_max,
+    whole_reduce_min,
+    whole_reduce_sum,
+)
 from . import lib, runtime  # noqa: F401 - asc.lib.runtime / asc.runtime.config as attributes
-from ._unemulated import UNEMULATED, unemulated
+from ._unemulated import UNEMULATED as _UNEMULATED
+from ._unemulated import unemulated as _unemulated
 
-_getframe = sys._getframe
+_getframe = _sys._getframe
 
 data_copy = _dma.data_copy
 data_copy_pad = _dma.data_copy_pad
 
 
-def _binary(name: str) -> Any:
-    def op(dst: Any, src0: Any, src1: Any, *args: Any, **kwargs: Any) -> None:
+def _binary(name: str) -> _Any:
+    def op(dst: _Any, src0: _Any, src1: _Any, *args: _Any, **kwargs: _Any) -> None:
         _vec.binary(name, dst, src0, src1, args, kwargs, _getframe(1))
 
     op.__name__ = op.__qualname__ = name
@@ -98,8 +110,8 @@ def _binary(name: str) -> Any:
     return op
 
 
-def _unary(name: str) -> Any:
-    def op(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
+def _unary(name: str) -> _Any:
+    def op(dst: _Any, src: _Any, *args: _Any, **kwargs: _Any) -> None:
         _vec.unary(name, dst, src, args, kwargs, _getframe(1))
 
     op.__name__ = op.__qualname__ = name
@@ -108,8 +120,8 @@ def _unary(name: str) -> Any:
     return op
 
 
-def _scalar(name: str) -> Any:
-    def op(dst: Any, src: Any, scalar: Any, *args: Any, **kwargs: Any) -> None:
+def _scalar(name: str) -> _Any:
+    def op(dst: _Any, src: _Any, scalar: _Any, *args: _Any, **kwargs: _Any) -> None:
         _vec.scalar_op(name, dst, src, scalar, args, kwargs, _getframe(1))
 
     op.__name__ = op.__qualname__ = name
@@ -125,22 +137,23 @@ for _name in _vec.UNARY:
     globals()[_name] = _unary(_name)
 for _name in _vec.SCALAR:
     globals()[_name] = _scalar(_name)
+del _name
 
 
-def axpy(dst: Any, src: Any, scalar: Any, *args: Any, **kwargs: Any) -> None:
+def axpy(dst: _Any, src: _Any, scalar: _Any, *args: _Any, **kwargs: _Any) -> None:
     """dst = src * scalar + dst: axpy(dst, src, scalar, count) or the mask form."""
     _vec.axpy(dst, src, scalar, args, kwargs, _getframe(1))
 
 
-def duplicate(dst: Any, scalar: Any, *args: Any, **kwargs: Any) -> None:
+def duplicate(dst: _Any, scalar: _Any, *args: _Any, **kwargs: _Any) -> None:
     """Fill dst with scalar: duplicate(dst, scalar, count) or duplicate(dst, scalar, mask,
     repeat_times, dst_block_stride, dst_repeat_stride)."""
     _vec.duplicate(dst, scalar, args, kwargs, _getframe(1))
 
 
-def range(*args: Any) -> Any:  # noqa: A001 - pyasc's name
+def range(*args: _Any) -> _Any:  # noqa: A001 - pyasc's name
     """A runtime loop (pyasc asc.range): range(stop) / range(start, stop[, step])."""
-    return builtins.range(*args)
+    return _builtins.range(*args)
 
 
 static_range = range  # unrolled at compile time in pyasc; the same loop when emulated
@@ -151,7 +164,11 @@ def ceildiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def __getattr__(name: str) -> Any:
-    if name in UNEMULATED:
-        return unemulated(f"asc.{name}")
+__all__ = sorted(n for n in globals() if not n.startswith("_")
+                 and n not in ("annotations", "lib", "runtime"))
+
+
+def __getattr__(name: str) -> _Any:
+    if name in _UNEMULATED:
+        return _unemulated(f"asc.{name}")
     raise AttributeError(f"module 'asc' has no attribute {name!r} (not a pyasc name either)")

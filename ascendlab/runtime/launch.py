@@ -35,9 +35,10 @@ PYASC_OPTIONS = frozenset({
     "print_ir_before_all", "run_passes", "capture_exceptions", "ir_multithreading",
     "core_num", "stream",
 })
-# Names whose presence makes pyasc build a mixed (cube + vector) kernel.
+# Names whose presence makes pyasc build a mixed (cube + vector) kernel: the cube
+# instructions, and the cube-side positions (a kernel that only stages data into L1 is cube too).
 CUBE_NAMES = frozenset({"mmad", "load_data", "fixpipe", "load_data_with_transpose", "Matmul",
-                        "register_matmul"})
+                        "register_matmul", "A1", "B1", "C1", "A2", "B2", "CO1"})
 MAX_BLOCKS = 65535  # ADK SIMD-BuiltIn关键字: numBlocks in [1, 65535]
 
 

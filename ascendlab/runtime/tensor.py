@@ -129,6 +129,13 @@ class GlobalTensor:
         emit(c, "S", "set_value", (), (access("GM", a.base + off, isz, a.name),), 1,
              self.dtype.name, 0, frame, args=(("value", value),))
 
+    def __getattr__(self, name: str) -> Any:
+        return _unemulated_method("GlobalTensor", name)
+
+    def __call__(self, index: Any) -> Any:
+        raise NotImplementedError("GlobalTensor(index) (pyasc's bracket operator) is not "
+                                  "emulated; use g[index:] for a view or g.get_value(index)")
+
     def __repr__(self) -> str:
         if self.alloc is None:
             return "GlobalTensor(<unset>)"
@@ -341,8 +348,29 @@ class LocalTensor:
         return (f"{self.pos.name} tensor {self.dtype.name}[{self.size}] at "
                 f"{self.space}+0x{self.addr:x} ({where})")
 
+    def __getattr__(self, name: str) -> Any:
+        return _unemulated_method("LocalTensor", name)
+
+    def __call__(self, index: Any) -> Any:
+        raise NotImplementedError("LocalTensor(index) (pyasc's bracket operator) is not "
+                                  "emulated; use t[index:] for a view or t.get_value(index)")
+
     def __repr__(self) -> str:
         return f"LocalTensor({self.describe()})"
+
+
+# pyasc tensor methods the emulator does not implement: using one raises, naming it.
+_UNEMULATED_METHODS = {
+    "GlobalTensor": frozenset({"set_l2_cache_hint", "set_shape_info", "get_shape_info"}),
+    "LocalTensor": frozenset({"print", "to_file", "set_shape_info", "get_shape_info"}),
+}
+
+
+def _unemulated_method(cls: str, name: str) -> Any:
+    if name in _UNEMULATED_METHODS[cls]:
+        raise NotImplementedError(f"{cls}.{name} is part of pyasc but ascendlab does not emulate "
+                                  "it yet; docs/emulated-api.md lists what is emulated")
+    raise AttributeError(f"'{cls}' object has no attribute {name!r}")
 
 
 def _check_core_kind(c: CoreState, space: str, what: str, frame: Any) -> None:

@@ -140,16 +140,18 @@ def vec_operand(op: str, t: Any, role: str, c: Any, frame: Any) -> LocalTensor:
     return t
 
 
-def dtype_check(op: str, allowed: frozenset[str], dst: LocalTensor, *srcs: LocalTensor) -> None:
+def dtype_check(op: str, allowed: frozenset[str], c: Any, frame: Any, dst: LocalTensor,
+                *srcs: LocalTensor) -> None:
     """pyasc's trace-time dtype rule: allowed types, all operands the same type."""
     name = dst.dtype.name
     if name not in allowed:
         raise DTypeError(f"{op}: {name} is not supported; supported: "
-                         + ", ".join(sorted(allowed)))
+                         + ", ".join(sorted(allowed)) + f" {_core.where(c, frame)}")
     for i, s in enumerate(srcs):
         if s.dtype != dst.dtype:
             raise DTypeError(f"{op}: src{i if len(srcs) > 1 else ''} is {s.dtype.name} but dst "
-                             f"is {name}; operands must have the same dtype")
+                             f"is {name}; operands must have the same dtype "
+                             f"{_core.where(c, frame)}")
 
 
 def span_check(op: str, t: LocalTensor, last: int, role: str, c: Any, frame: Any) -> None:
@@ -171,16 +173,28 @@ def mask_lanes(op: str, mask: Any, lanes_per_repeat: int, c: Any, frame: Any) ->
         if not 1 <= len(mask) <= 2:
             raise ParamError(f"{op}: a bit mask is [low64] or [low64, high64], got {len(mask)} "
                              f"words {_core.where(c, frame)}")
-        low = int(mask[0])
-        high = int(mask[1]) if len(mask) > 1 and lanes_per_repeat > 64 else 0
-        bits = low | (high << 64)
-        return tuple(i for i in range(lanes_per_repeat) if bits >> i & 1)
+        lanes = _bit_lanes(int(mask[0]), int(mask[1]) if len(mask) > 1 else 0,
+                           lanes_per_repeat)
+        if not lanes:
+            raise ParamError(f"{op}: the bit mask {list(mask)} selects no lane of a repeat "
+                             f"({lanes_per_repeat} lanes) {_core.where(c, frame)}")
+        return lanes
     n = int(mask)
     if not 1 <= n <= lanes_per_repeat:
         raise ParamError(f"{op}: continuous mask={n} is outside [1, {lanes_per_repeat}] (one "
                          f"repeat = 256 B = {lanes_per_repeat} elements of this type) "
                          f"{_core.where(c, frame)}")
-    return tuple(range(n))
+    return _RANGES[n]
+
+
+_RANGES = [tuple(range(n)) for n in range(257)]
+
+
+@lru_cache(maxsize=1024)
+def _bit_lanes(low: int, high: int, lanes_per_repeat: int) -> tuple[int, ...]:
+    """Lanes whose bit is set: low covers lanes 0-63, high 64-127 (16-bit types only)."""
+    bits = (low & (2**64 - 1)) | ((high & (2**64 - 1)) << 64 if lanes_per_repeat > 64 else 0)
+    return tuple(i for i in range(min(lanes_per_repeat, 128)) if bits >> i & 1)
 
 
 @lru_cache(maxsize=4096)
@@ -219,7 +233,7 @@ def parse_form(op: str, args: tuple, kwargs: dict, params_type: type, lanes_per_
     is tried first, then the count form (count[, is_set_mask])."""
     f = Form()
     if not kwargs and len(args) == 1:
-        f.count = args[0].__index__()
+        f.count = _count(op, args[0], c, frame)
         return f
     if len(args) >= 2 or "repeat_times" in kwargs or "repeat_params" in kwargs:
         names = ("mask", "repeat_times", "repeat_params", "is_set_mask")
@@ -245,8 +259,16 @@ def parse_form(op: str, args: tuple, kwargs: dict, params_type: type, lanes_per_
     if "count" not in bound or set(bound) - set(names):
         raise TypeError(f"{op}: expected (count) or (mask, repeat_times, repeat_params), got "
                         f"{len(args)} positional and {sorted(kwargs)} keyword arguments")
-    f.count = bound["count"].__index__()
+    f.count = _count(op, bound["count"], c, frame)
     return f
+
+
+def _count(op: str, value: Any, c: Any, frame: Any) -> int:
+    """A count-form element count: an integer >= 0."""
+    n = value.__index__()
+    if n < 0:
+        raise ParamError(f"{op}: count={n} must be >= 0 {_core.where(c, frame)}")
+    return n
 
 
 def _repeat_form(op: str, f: Form, mask: Any, repeat: int, params: tuple, is_set: bool,
@@ -324,7 +346,8 @@ def execute(c: Any, op: str, dst: LocalTensor, srcs: tuple, f: Form,
             reads.append(dacc)
         reads = tuple(reads)
         writes = (dacc,)
-        active, repeats = n, -(-nb // 256)
+        wide = max([isz] + [s.dtype.itemsize for s in srcs])
+        active, repeats = n, -(-n * wide // 256)  # the widest operand fills the 256 B repeats
         args = (("count", n),) + extra
     else:
         idxs = []
@@ -416,7 +439,7 @@ def binary(op: str, dst: Any, src0: Any, src1: Any, args: tuple, kwargs: dict,
     vec_operand(op, dst, "dst", c, frame)
     vec_operand(op, src0, "src0", c, frame)
     vec_operand(op, src1, "src1", c, frame)
-    dtype_check(op, allowed, dst, src0, src1)
+    dtype_check(op, allowed, c, frame, dst, src0, src1)
     f = parse_form(op, args, kwargs, BinaryRepeatParams, 256 // dst.dtype.itemsize, c, frame)
     p = f.params
     strides = ((p[0], p[3]), (p[1], p[4]), (p[2], p[5])) if p else ()
@@ -429,7 +452,7 @@ def unary(op: str, dst: Any, src: Any, args: tuple, kwargs: dict, frame: Any) ->
     fn, allowed = UNARY[op]
     vec_operand(op, dst, "dst", c, frame)
     vec_operand(op, src, "src", c, frame)
-    dtype_check(op, allowed, dst, src)
+    dtype_check(op, allowed, c, frame, dst, src)
     f = parse_form(op, args, kwargs, UnaryRepeatParams, 256 // dst.dtype.itemsize, c, frame)
     p = f.params
     strides = ((p[0], p[2]), (p[1], p[3])) if p else ()
@@ -443,7 +466,7 @@ def scalar_op(op: str, dst: Any, src: Any, scalar: Any, args: tuple, kwargs: dic
     fn, allowed = SCALAR[op]
     vec_operand(op, dst, "dst", c, frame)
     vec_operand(op, src, "src", c, frame)
-    dtype_check(op, allowed, dst, src)
+    dtype_check(op, allowed, c, frame, dst, src)
     s = cast_scalar(scalar, src.dtype, op)
     f = parse_form(op, args, kwargs, UnaryRepeatParams, 256 // dst.dtype.itemsize, c, frame)
     p = f.params
@@ -488,12 +511,12 @@ def duplicate(dst: Any, scalar: Any, args: tuple, kwargs: dict, frame: Any) -> N
     op = "duplicate"
     c = current_vector_core(frame)
     vec_operand(op, dst, "dst", c, frame)
-    dtype_check(op, ANY_NUM, dst)
+    dtype_check(op, ANY_NUM, c, frame, dst)
     s = cast_scalar(scalar, dst.dtype, op)
     lanes = 256 // dst.dtype.itemsize
     if not kwargs and len(args) == 1:
         f = Form()
-        f.count = args[0].__index__()
+        f.count = _count(op, args[0], c, frame)
         strides: tuple = ()
     else:
         names = ("mask", "repeat_times", "dst_block_stride", "dst_repeat_stride", "is_set_mask")
@@ -501,7 +524,7 @@ def duplicate(dst: Any, scalar: Any, args: tuple, kwargs: dict, frame: Any) -> N
         bound.update(kwargs)
         if "count" in bound:
             f = Form()
-            f.count = bound["count"].__index__()
+            f.count = _count(op, bound["count"], c, frame)
             strides = ()
         else:
             params = (int(bound.get("dst_block_stride", 1)), int(bound.get("dst_repeat_stride", 8)))

@@ -56,8 +56,10 @@ def test_static_tensor_placement_rules():
             asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 48, 32)
         elif which == "gm":
             asc.LocalTensor(asc.float32, asc.TPosition.GM, 0, 32)
-        elif which == "l1_on_aiv":
-            asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, 32)
+
+    @asc.jit(kernel_type=asc.runtime.config.KernelType.AIV_ONLY)
+    def l1_on_aiv(x: asc.GlobalAddress):
+        asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, 32)
 
     x = np.zeros(8, np.float32)
     with pytest.raises(CapacityError, match=r"bytes \[196544, 196672\) exceed UB \(196608 B\)"):
@@ -67,7 +69,7 @@ def test_static_tensor_placement_rules():
     with pytest.raises(PositionError, match="GM has no emulated local memory"):
         ascendlab.launch(place, 1, x, "gm")
     with pytest.raises(Exception, match="L1 exists only on cube \\(AIC\\) cores"):
-        ascendlab.launch(place, 1, x, "l1_on_aiv")
+        ascendlab.launch(l1_on_aiv, 1, x)
 
 
 def test_fresh_local_memory_is_poisoned():
@@ -118,3 +120,25 @@ def test_set_global_buffer_needs_an_address():
 
     with pytest.raises(ValueError, match="needs a typed GlobalAddress"):
         ascendlab.launch(bad, 1, np.zeros(8, np.float32), 3)
+
+
+def test_unemulated_tensor_methods_say_so():
+    @asc.jit
+    def k(x: asc.GlobalAddress, which: asc.ConstExpr):
+        g = asc.GlobalTensor()
+        g.set_global_buffer(x)
+        t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 8)
+        if which == "l2":
+            g.set_l2_cache_hint()
+        elif which == "print":
+            t.print(8)
+        elif which == "typo":
+            t.get_valu(0)
+
+    x = np.zeros(8, np.float32)
+    with pytest.raises(NotImplementedError, match="GlobalTensor.set_l2_cache_hint is part of"):
+        ascendlab.launch(k, 1, x, "l2")
+    with pytest.raises(NotImplementedError, match="LocalTensor.print is part of pyasc"):
+        ascendlab.launch(k, 1, x, "print")
+    with pytest.raises(AttributeError, match="no attribute 'get_valu'"):
+        ascendlab.launch(k, 1, x, "typo")

@@ -1,0 +1,497 @@
+"""The cube path (AIC): ND->NZ copy into L1, load_data (L1 -> L0A/L0B), mmad, fixpipe (L0C -> GM).
+
+Fractal layouts (ADK Mmad.md; c0 = 32 B / sizeof(T): 16 for fp16, 8 for fp32, 32 for int8):
+
+- L1 after data_copy(dst, src, Nd2NzParams): "NZ". The ND matrix is cut into column blocks of
+  c0 columns; inside a block each row is one 32 B unit, rows `dst_nz_n_stride` units apart, and
+  blocks `dst_nz_c0_stride` units apart (set it to the row count rounded up to 16 to get whole
+  16 x c0 fractals, column-major over fractals).
+- L0A (A, M x K): "ZZ". 16 x c0 fractals, row-major over (m1, k1), row-major inside (512 B).
+- L0B (B, K x N): "ZN". c0 x 16 fractals, row-major over (k1, n1), column-major inside: each
+  fractal is stored as 16 rows (n) of c0 elements (k).
+- L0C (C, M x N): "NZ". 16 x 16 fractals, column-major over (m1, n1) (fractal n1 * M1 + m1),
+  row-major inside (256 elements: 1024 B for fp32/int32).
+
+Pipes (ADK 矩阵计算流程): GM->L1 MTE2, L1->L0A/L0B MTE1, mmad M, L0C->GM FIX.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+from ..errors import AlignmentError, DTypeError, ParamError, PositionError
+from . import core as _core
+from .core import access, emit
+from .dma import _blocks, _gm_span, _local_span
+from .enums import FixpipeConfig, QuantModes, TPosition
+from .params import FixpipeParamsV220, LoadData2DParams, MmadParams, Nd2NzParams
+from .tensor import GlobalTensor, LocalTensor, _check_core_kind, require_global, require_local
+
+_getframe = sys._getframe
+_as_strided = np.lib.stride_tricks.as_strided
+
+FRACTAL = 512  # bytes of one L0A/L0B fractal (LoadData2D unit)
+_L1_POS = frozenset({TPosition.A1, TPosition.B1, TPosition.C1})
+_ND2NZ_TYPES = frozenset({"int8", "uint8", "int16", "uint16", "int32", "uint32", "float16",
+                          "float32"})
+# (fm dtype, filter dtype) -> dst dtype (ADK Mmad.md, table for Atlas A2; bf16/int4 do not
+# exist in pyasc).
+_MMAD_TYPES = {("float16", "float16"): "float32", ("float32", "float32"): "float32",
+               ("int8", "int8"): "int32"}
+# MACs per cycle relative to fp16's 16x16x16: fp32 runs at 1/4 (ADK NPU架构版本2201.md);
+# int8's tile is 16x32x16 (INI [DtypeMKN]), ASSUMPTION: one tile per cycle like fp16.
+_MMAD_RATE = {"float16": 1.0, "float32": 0.25, "int8": 2.0}
+_LOAD_ROUTES = frozenset({(TPosition.A1, TPosition.A2), (TPosition.B1, TPosition.B2)})
+_LOAD_FROM_GM = frozenset({TPosition.A1, TPosition.B1, TPosition.A2, TPosition.B2})
+
+
+# ---- shared checks ------------------------------------------------------------------------
+def _fields(p: Any) -> tuple[int, ...]:
+    return tuple(map(int, p))
+
+
+def _check_range(c: Any, op: str, struct: str, name: str, v: int, lo: int, hi: int,
+                 frame: Any) -> None:
+    if not lo <= v <= hi:
+        raise ParamError(f"{op}: {struct}.{name}={v} is outside [{lo}, {hi}] "
+                         f"{_core.where(c, frame)}")
+
+
+def _check_pos(c: Any, op: str, t: LocalTensor, role: str, allowed: Any, frame: Any) -> None:
+    if t.pos not in allowed:
+        names = "/".join(p.name for p in sorted(allowed))
+        raise PositionError(f"{op}: {role} must be in {names}, got {t.describe()} "
+                            f"{_core.where(c, frame)}")
+
+
+def _check_align(c: Any, op: str, t: LocalTensor, role: str, align: int, frame: Any,
+                 why: str = "") -> None:
+    if t.addr % align:
+        raise AlignmentError(f"{op}: {role} {t.describe()} starts at {t.space}+{t.addr}, not "
+                             f"{align} B aligned{why} {_core.where(c, frame)}")
+
+
+def _check_local_span(c: Any, t: LocalTensor, hi: int, op: str, role: str, frame: Any,
+                      lo: int = 0) -> None:
+    if t.addr + hi > t.hi or t.addr + lo < 0:
+        _local_span(c, t, lo, hi, op, role, frame)
+
+
+def _check_gm_span(c: Any, g: GlobalTensor, hi: int, op: str, frame: Any, lo: int = 0) -> None:
+    if g.offset + lo < 0 or g.offset + hi > g.alloc.nbytes:
+        _gm_span(c, g, lo, hi, op, frame)
+
+
+def _nop(c: Any, pipe: str, op: str, dtype: str, frame: Any, args: tuple) -> None:
+    """A documented no-op (a zero count): the event is recorded without accesses."""
+    emit(c, pipe, op, (), (), 0, dtype, 0, frame, None, args)
+
+
+# ---- GM -> L1 with ND -> NZ conversion ------------------------------------------------------
+def copy_nd2nz(dst: Any, src: Any, p: Nd2NzParams, frame: Any) -> None:
+    """data_copy(dst_L1, src_GM, Nd2NzParams): GM (ND, row-major) -> L1 (NZ), pipe MTE2.
+
+    For matrix k < nd_num, row n < n_value, column d < d_value the element at GM
+    k*src_nd_matrix_stride + n*src_d_value + d (elements) lands at L1 element
+    k*dst_nz_matrix_stride + (d // c0)*dst_nz_c0_stride*c0 + n*dst_nz_n_stride*c0 + d % c0
+    (c0 = 32 B / sizeof; the two nz strides count 32 B units). The last partial 32 B unit of
+    each row is zero-filled up to 32 B (CCE copy_gm_to_cbuf_multi_nd2nz). nd_num, n_value or
+    d_value 0 is a no-op.
+
+    Limitations: rows of the NZ fractals past n_value (up to 16) are not written (they keep
+    what L1 held; the hardware does not write them either as far as the docs say). GM -> UB
+    (VECIN) ND2NZ, which on 910B uses an 8 KB UB scratch, is not emulated. Overlapping
+    destinations are written in numpy order (the hardware gives no order).
+    """
+    op = "data_copy"
+    c = _core.current or _core.core()
+    if type(dst) is LocalTensor and dst.space == "UB":
+        raise NotImplementedError("data_copy with Nd2NzParams into UB (VECIN) is not emulated; "
+                                  f"emulated: GM -> L1 (A1/B1/C1) {_core.where(c, frame)}")
+    if type(src) is not GlobalTensor or type(dst) is not LocalTensor:
+        raise NotImplementedError(f"data_copy with Nd2NzParams: only GM (GlobalTensor) -> L1 "
+                                  f"(LocalTensor in A1/B1/C1) is emulated, got "
+                                  f"{type(src).__name__} -> {type(dst).__name__} "
+                                  f"{_core.where(c, frame)}")
+    _check_core_kind(c, "L1", "data_copy (ND2NZ)", frame)
+    dst = require_local(op, dst, "dst")
+    src = require_global(op, src, "src")
+    _check_pos(c, "data_copy (ND2NZ)", dst, "dst", _L1_POS, frame)
+    dt = dst.dtype
+    if src.dtype is not dt and src.dtype != dt:
+        raise DTypeError(f"data_copy (ND2NZ): dst is {dt.name} but src is {src.dtype.name}; "
+                         f"data_copy does not convert {_core.where(c, frame)}")
+    if dt.name not in _ND2NZ_TYPES:
+        raise DTypeError(f"data_copy (ND2NZ): {dt.name} is not supported; supported: "
+                         f"{', '.join(sorted(_ND2NZ_TYPES))} {_core.where(c, frame)}")
+    nd, nv, dv, snd, sdv, c0s, ns, dms = _fields(p)
+    for name, v, lo, hi in (("nd_num", nd, 0, 4095), ("n_value", nv, 0, 16384),
+                            ("d_value", dv, 0, 65535), ("src_nd_matrix_stride", snd, 0, 65535),
+                            ("src_d_value", sdv, 1, 65535), ("dst_nz_c0_stride", c0s, 1, 16384),
+                            ("dst_nz_n_stride", ns, 1, 16384),
+                            ("dst_nz_matrix_stride", dms, 0, 65535)):
+        _check_range(c, "data_copy", "Nd2NzParams", name, v, lo, hi, frame)
+    _check_align(c, "data_copy (ND2NZ)", dst, "dst", 32, frame)
+    args = (("params", tuple(p)),)
+    if not (nd and nv and dv):
+        _nop(c, "MTE2", op, dt.name, frame, args)
+        return
+    isz = dt.itemsize
+    c0 = 32 // isz
+    d1 = -(-dv // c0)
+    row_b = dv * isz
+    src_hi = ((nd - 1) * snd + (nv - 1) * sdv) * isz + row_b
+    dst_hi = (nd - 1) * dms * isz + (nv - 1) * ns * 32 + (d1 - 1) * c0s * 32 + 32
+    _check_gm_span(c, src, src_hi, op, frame)
+    _check_local_span(c, dst, dst_hi, op, "dst", frame)
+    a = src.alloc
+    rows = _as_strided(a.buf[a.idx0 + src.offset:], shape=(nd, nv, row_b),
+                       strides=(snd * isz, sdv * isz, 1), writeable=False)
+    data = np.zeros((nd, nv, d1 * 32), np.uint8)  # zero fill of the last 32 B unit
+    data[:, :, :row_b] = rows
+    out = _as_strided(c.mem(dst.space)[dst.addr:], shape=(nd, nv, d1, 32),
+                      strides=(dms * isz, ns * 32, c0s * 32, 1), writeable=True)
+    out[...] = data.reshape(nd, nv, d1, 32)
+    gm0 = a.base + src.offset
+    if nd == 1 or snd == nv * sdv:
+        reads = (access("GM", gm0, row_b, a.name, nd * nv, sdv * isz),)
+    else:
+        reads = tuple(access("GM", gm0 + k * snd * isz, row_b, a.name, nv, sdv * isz)
+                      for k in range(nd))
+    writes = (access(dst.space, dst.addr, dst_hi, dst.name),)
+    emit(c, "MTE2", op, reads, writes, nd * nv * dv, dt.name, nd * nv, frame, None, args)
+
+
+# ---- load_data: 512 B fractals into L0A / L0B --------------------------------------------
+def load_data(dst: Any, src: Any, params: Any = None) -> None:
+    """LoadData 2D: copy 512 B fractals A1 -> A2 / B1 -> B2 (MTE1) or GM -> A1/B1/A2/B2 (MTE2).
+
+    Repeat r < repeat_times reads fractal start_index + r*src_stride of src (bytes
+    [f*512, f*512 + 512) from src's start) and writes it at dst fractal r*(1 + dst_gap);
+    if_transpose (2-byte types only) transposes each 16 x 16 fractal. repeat_times 0 is a
+    no-op. L0A/L0B start addresses must be 512 B aligned, L1 ones 32 B.
+
+    Limitations: LoadData2DParamsV2 and the 3D (img2col) forms are not emulated, nor
+    addr_mode != 0 (reserved); sid is ignored.
+    """
+    frame = _getframe(1)
+    op = "load_data"
+    c = _core.current or _core.core()
+    _check_core_kind(c, "L1", op, frame)
+    if not isinstance(params, LoadData2DParams):
+        raise NotImplementedError(f"load_data with {type(params).__name__} is not emulated; "
+                                  "emulated: LoadData2DParams (2D fractal load) "
+                                  f"{_core.where(c, frame)}")
+    dst = require_local(op, dst, "dst")
+    if type(src) is GlobalTensor:
+        src = require_global(op, src, "src")
+        _check_pos(c, op, dst, "dst (from GM)", _LOAD_FROM_GM, frame)
+        pipe = "MTE2"
+    elif type(src) is LocalTensor:
+        src = require_local(op, src, "src")
+        if (src.pos, dst.pos) not in _LOAD_ROUTES:
+            raise PositionError(f"load_data: {src.pos.name} -> {dst.pos.name} is not a "
+                                f"load_data route (routes: A1->A2, B1->B2, GM->A1/B1/A2/B2); "
+                                f"dst {dst.describe()}, src {src.describe()} "
+                                f"{_core.where(c, frame)}")
+        pipe = "MTE1"
+    else:
+        raise TypeError(f"load_data: src must be a LocalTensor or GlobalTensor, got "
+                        f"{type(src).__name__}")
+    dt = dst.dtype
+    if src.dtype is not dt and src.dtype != dt:
+        raise DTypeError(f"load_data: dst is {dt.name} but src is {src.dtype.name}; load_data "
+                         f"does not convert {_core.where(c, frame)}")
+    isz = dt.itemsize
+    if not dt.is_numeric() or isz not in (1, 2, 4):
+        raise DTypeError(f"load_data: {dt.name} is not supported (1, 2 or 4-byte types) "
+                         f"{_core.where(c, frame)}")
+    start, rep, sstride, _sid, gap, transpose, addr_mode = _fields(params)
+    for name, v, hi in (("start_index", start, 65535), ("repeat_times", rep, 255),
+                        ("src_stride", sstride, 65535), ("dst_gap", gap, 65535)):
+        _check_range(c, op, "LoadData2DParams", name, v, 0, hi, frame)
+    if addr_mode:
+        raise NotImplementedError(f"load_data: LoadData2DParams.addr_mode={addr_mode} "
+                                  f"(reserved) is not emulated; use 0 {_core.where(c, frame)}")
+    if transpose and isz != 2:
+        raise DTypeError(f"load_data: if_transpose needs a 2-byte type (16 x 16 fractals), got "
+                         f"{dt.name}; fp32/int8 transposes are load_data_with_transpose "
+                         f"{_core.where(c, frame)}")
+    l0 = dst.space in ("L0A", "L0B")
+    _check_align(c, op, dst, "dst", c.chip.l0ab_align if l0 else 32, frame,
+                 " (one fractal)" if l0 else "")
+    if pipe == "MTE1":
+        _check_align(c, op, src, "src", 32, frame)
+    args = (("params", tuple(params)),)
+    if not rep:
+        _nop(c, pipe, op, dt.name, frame, args)
+        return
+    lo = start * FRACTAL
+    src_hi = (start + (rep - 1) * sstride) * FRACTAL + FRACTAL
+    dstride = (1 + gap) * FRACTAL
+    dst_hi = (rep - 1) * dstride + FRACTAL
+    if pipe == "MTE2":
+        _check_gm_span(c, src, src_hi, op, frame, lo)
+        a = src.alloc
+        sbuf, si, saddr, sname, ss = a.buf, a.idx0 + src.offset, a.base + src.offset, a.name, "GM"
+    else:
+        _check_local_span(c, src, src_hi, op, "src", frame, lo)
+        sbuf, si, saddr, sname, ss = c.mem(src.space), src.addr, src.addr, src.name, src.space
+    _check_local_span(c, dst, dst_hi, op, "dst", frame)
+    data = _blocks(sbuf, si + lo, rep, FRACTAL, sstride * FRACTAL).copy()
+    if transpose:
+        data = np.ascontiguousarray(data.view(np.uint16).reshape(rep, 16, 16)
+                                    .transpose(0, 2, 1)).view(np.uint8).reshape(rep, FRACTAL)
+    _blocks(c.mem(dst.space), dst.addr, rep, FRACTAL, dstride)[...] = data
+    emit(c, pipe, op, (access(ss, saddr + lo, FRACTAL, sname, rep, sstride * FRACTAL),),
+         (access(dst.space, dst.addr, FRACTAL, dst.name, rep, dstride),),
+         rep * FRACTAL // isz, dt.name, rep, frame, None, args)
+
+
+# ---- mmad ------------------------------------------------------------------------------------
+def mmad(dst: Any, fm: Any, filter: Any, bias_or_params: Any = None, params: Any = None) -> None:
+    """Mmad: C (L0C, NZ) = / += A (L0A, ZZ) @ B (L0B, ZN) for an m x k by k x n product, pipe M.
+
+    cmatrix_init_val=True (the default) starts C from 0, False accumulates into C (as does the
+    deprecated is_bias=True). fp16 x fp16 -> fp32 (exact products, float32 accumulation),
+    fp32 x fp32 -> fp32, int8 x int8 -> int32 (wrapping). M, N are padded to 16 and K to c0
+    when indexing fractals; the padding is ignored. m == 1 is GEMV: A is read from L0A as a
+    plain ND row of k elements (ADK Mmad.md). A zero m, n or k skips the instruction (the
+    event is still recorded). fm/filter start 512 B aligned, dst 256 elements (1024 B).
+
+    Limitations: the bias forms (mmad(dst, fm, filter, bias, params), cmatrix_source=True:
+    C initialised from C2/BiasTable) are not emulated. The accumulation order inside a K step
+    is numpy's, not the cube's; fp32 uses full float32 (no HF32). The padding rows/columns of
+    C's fractals keep what L0C held (the hardware's values there are unspecified). unit_flag,
+    fm_offset, filter_offset and k_direction_align only go into the event's args.
+    """
+    frame = _getframe(1)
+    op = "mmad"
+    c = _core.current or _core.core()
+    _check_core_kind(c, "L0C", op, frame)
+    if params is None:
+        params, bias = bias_or_params, None
+    else:
+        bias = bias_or_params
+    if bias is not None:
+        raise NotImplementedError("mmad with a bias tensor (mmad(dst, fm, filter, bias, params): "
+                                  "bias in C2/BiasTable) is not emulated; add the bias in L0C "
+                                  "with cmatrix_init_val=False instead "
+                                  f"{_core.where(c, frame)}")
+    if not isinstance(params, MmadParams):
+        raise TypeError(f"mmad: params must be MmadParams, got {type(params).__name__}")
+    dst = require_local(op, dst, "dst")
+    fm = require_local(op, fm, "fm")
+    filter = require_local(op, filter, "filter")
+    _check_pos(c, op, dst, "dst", (TPosition.CO1,), frame)
+    _check_pos(c, op, fm, "fm", (TPosition.A2,), frame)
+    _check_pos(c, op, filter, "filter", (TPosition.B2,), frame)
+    at, bt, ct = fm.dtype.name, filter.dtype.name, dst.dtype.name
+    want = _MMAD_TYPES.get((at, bt))
+    if want != ct:
+        combos = ", ".join(f"{a} x {b} -> {d}" for (a, b), d in _MMAD_TYPES.items())
+        raise DTypeError(f"mmad: fm {at} x filter {bt} -> dst {ct} is not supported; "
+                         f"supported: {combos} {_core.where(c, frame)}")
+    m, n, k, unit_flag, fm_off, filt_off, is_bias, csrc, cinit, kalign = _fields(params)
+    for name, v in (("m", m), ("n", n), ("k", k)):
+        _check_range(c, op, "MmadParams", name, v, 0, 4095, frame)
+    init = bool(cinit) and not is_bias
+    if not init and csrc:
+        raise NotImplementedError("mmad: MmadParams.cmatrix_source=True (C initialised from "
+                                  f"C2/BiasTable) is not emulated {_core.where(c, frame)}")
+    _check_align(c, op, fm, "fm", c.chip.l0ab_align, frame)
+    _check_align(c, op, filter, "filter", c.chip.l0ab_align, frame)
+    _check_align(c, op, dst, "dst", 256 * dst.dtype.itemsize, frame, " (256 elements)")
+    isz = fm.dtype.itemsize
+    c0 = 32 // isz
+    m1, n1, k1 = -(-m // 16), -(-n // 16), -(-k // c0)
+    args = (("m", m), ("n", n), ("k", k), ("init", init), ("dtypes", (at, bt, ct)),
+            ("c0", c0), ("rate", _MMAD_RATE[at]), ("gemv", m == 1), ("unit_flag", unit_flag),
+            ("fm_offset", fm_off), ("filter_offset", filt_off), ("k_direction_align", kalign))
+    if not (m and n and k):
+        _nop(c, "M", op, at, frame, args)
+        return
+    gemv = m == 1
+    a_bytes = k1 * 32 if gemv else m1 * k1 * FRACTAL
+    b_bytes = k1 * n1 * FRACTAL
+    c_elems = m1 * n1 * 256
+    c_bytes = c_elems * dst.dtype.itemsize
+    _check_local_span(c, fm, a_bytes, op, "fm", frame)
+    _check_local_span(c, filter, b_bytes, op, "filter", frame)
+    _check_local_span(c, dst, c_bytes, op, "dst", frame)
+    e = fm.e0
+    if gemv:
+        a = fm.arr[e:e + k].reshape(1, k)
+    else:
+        a = (fm.arr[e:e + m1 * k1 * 16 * c0].reshape(m1, k1, 16, c0).transpose(0, 2, 1, 3)
+             .reshape(m1 * 16, k1 * c0)[:m, :k])
+    e = filter.e0
+    b = (filter.arr[e:e + k1 * n1 * 16 * c0].reshape(k1, n1, 16, c0).transpose(0, 3, 1, 2)
+         .reshape(k1 * c0, n1 * 16)[:k, :n])
+    if at == "int8":
+        prod = a.astype(np.int64) @ b.astype(np.int64)
+    else:
+        prod = a.astype(np.float32) @ b.astype(np.float32)  # fp16 products are exact in fp32
+    e = dst.e0
+    cv = dst.arr[e:e + c_elems].reshape(n1, m1, 16, 16).transpose(1, 2, 0, 3)  # (m1,16,n1,16)
+    if m == m1 * 16 and n == n1 * 16:
+        full = prod if init else cv.reshape(m, n) + prod
+        cv[...] = full.astype(dst.dtype.np).reshape(m1, 16, n1, 16)
+    else:
+        full = cv.reshape(m1 * 16, n1 * 16)  # a copy: padding keeps its old values
+        full[:m, :n] = prod if init else full[:m, :n] + prod
+        cv[...] = full.reshape(m1, 16, n1, 16)
+    reads = (access("L0A", fm.addr, a_bytes, fm.name), access("L0B", filter.addr, b_bytes,
+                                                               filter.name))
+    c_acc = access("L0C", dst.addr, c_bytes, dst.name)
+    if not init:
+        reads += (c_acc,)
+    emit(c, "M", op, reads, (c_acc,), m * n * k, at, m1 * n1 * k1, frame, None, args)
+
+
+# ---- fixpipe ------------------------------------------------------------------------------
+def fixpipe(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
+    """Fixpipe (FixpipeParamsV220): L0C (NZ, fp32/int32) -> GM, pipe FIX, optional ReLU and
+    fp32 -> fp16 quantisation; `fixpipe(dst_gm, src_co1, params, config=cfg_row_major)`.
+
+    cfg_row_major (NZ2ND): for matrix i < nd_num, row r < m_size, column j < n_size, GM element
+    i*dst_nd_stride + r*dst_stride + j = L0C element i*src_nd_stride*1024 B +
+    (j // 16)*src_stride*16 + r*16 + j % 16 (src_stride in C0 = 16-element units, normally
+    m rounded up to 16; dst_stride = elements per ND row). cfg_nz: fractal column j < n_size/16
+    (n_size a multiple of 16) of m_size rows x 16 goes to dst + j*dst_stride*32 B, rows packed.
+    quant_pre NoQuant (dst dtype = src dtype) and F322F16 (round to nearest even, inf/nan kept)
+    are emulated; relu_en applies max(x, 0) before the conversion. nd_num 0 is a no-op.
+
+    Limitations: the other quant modes (deq_scalar, DEQF16, REQ8, ...), the cbuf_workspace
+    (tensor quantisation) form, channel split and L0C -> L1/UB are not emulated. nd_num and the
+    nd strides are ignored by cfg_nz. unit_flag only goes into the event's args.
+    """
+    frame = _getframe(1)
+    op = "fixpipe"
+    c = _core.current or _core.core()
+    if not c.chip.has_fixpipe:
+        raise NotImplementedError(f"fixpipe: {c.chip.name} has no FixPipe (L0C -> UB goes "
+                                  f"through the vector unit there); not emulated "
+                                  f"{_core.where(c, frame)}")
+    _check_core_kind(c, "L0C", op, frame)
+    rest = list(args)
+    ws = kwargs.pop("cbuf_workspace", None)
+    if rest and isinstance(rest[0], LocalTensor):
+        ws = rest.pop(0)
+    if ws is not None:
+        raise NotImplementedError("fixpipe with a cbuf_workspace tensor (tensor quantisation: "
+                                  "VDEQF16 / VQF322B8_PRE / VREQ8) is not emulated "
+                                  f"{_core.where(c, frame)}")
+    names = ("params", "config")
+    if len(rest) > 2:
+        raise TypeError("fixpipe(dst, src[, cbuf_workspace], params[, config])")
+    bound = dict(zip(names, rest))
+    for key, value in kwargs.items():
+        if key not in names or key in bound:
+            raise TypeError(f"fixpipe() got an unexpected or repeated argument {key!r}")
+        bound[key] = value
+    p = bound.get("params")
+    if not isinstance(p, FixpipeParamsV220):
+        raise TypeError(f"fixpipe: params must be FixpipeParamsV220, got {type(p).__name__}")
+    config = FixpipeConfig(bound.get("config", FixpipeConfig.cfg_row_major))
+    if isinstance(dst, LocalTensor):
+        raise NotImplementedError("fixpipe to a LocalTensor (L0C -> L1/UB) is not emulated; "
+                                  f"emulated: L0C -> GM {_core.where(c, frame)}")
+    dst = require_global(op, dst, "dst")
+    src = require_local(op, src, "src")
+    _check_pos(c, op, src, "src", (TPosition.CO1,), frame)
+    st, dtn = src.dtype.name, dst.dtype.name
+    if st not in ("float32", "int32"):
+        raise DTypeError(f"fixpipe: src must be float32 or int32 (an mmad result), got {st} "
+                         f"{_core.where(c, frame)}")
+    try:
+        q = QuantModes(int(p.quant_pre))
+    except ValueError:
+        raise ParamError(f"fixpipe: quant_pre={p.quant_pre!r} is not a QuantModes value "
+                         f"{_core.where(c, frame)}") from None
+    if q == QuantModes.NoQuant:
+        if dtn != st:
+            raise DTypeError(f"fixpipe: quant_pre=NoQuant keeps {st} but dst is {dtn}; use "
+                             f"quant_pre=F322F16 for float16 output {_core.where(c, frame)}")
+    elif q == QuantModes.F322F16:
+        if st != "float32" or dtn != "float16":
+            raise DTypeError(f"fixpipe: quant_pre=F322F16 converts float32 to float16, got src "
+                             f"{st} and dst {dtn} {_core.where(c, frame)}")
+    else:
+        raise NotImplementedError(f"fixpipe: quant_pre={q.name} is not emulated (NoQuant and "
+                                  f"F322F16 are) {_core.where(c, frame)}")
+    if p.is_channel_split:
+        raise NotImplementedError("fixpipe: is_channel_split=True is not emulated "
+                                  f"{_core.where(c, frame)}")
+    nz = config == FixpipeConfig.cfg_nz
+    n, m, sstride, dstride = int(p.n_size), int(p.m_size), int(p.src_stride), int(p.dst_stride)
+    nd, snd, dnd = int(p.nd_num), int(p.src_nd_stride), int(p.dst_nd_stride)
+    fp = "FixpipeParamsV220"
+    _check_range(c, op, fp, "n_size", n, 1, 4095, frame)
+    _check_range(c, op, fp, "m_size", m, 1, 65535 if nz else 8192, frame)
+    _check_range(c, op, fp, "src_stride", sstride, 0, 65535, frame)
+    _check_range(c, op, fp, "dst_stride", dstride, 1, 2**32 - 1, frame)
+    if nz:
+        if n % 16:
+            raise ParamError(f"fixpipe: FixpipeParamsV220.n_size={n} must be a multiple of 16 "
+                             f"with cfg_nz {_core.where(c, frame)}")
+        nd = 1
+    else:
+        _check_range(c, op, fp, "nd_num", nd, 0, 65535, frame)
+        if nd > 1:
+            _check_range(c, op, fp, "src_nd_stride", snd, 1, 512, frame)
+            _check_range(c, op, fp, "dst_nd_stride", dnd, 1, 65535, frame)
+    _check_align(c, op, src, "src", 64, frame)
+    ev_args = (("params", tuple(p)), ("config", config.name), ("quant", q.name))
+    if not nd:
+        _nop(c, "FIX", op, dtn, frame, ev_args)
+        return
+    esz, dsz = src.dtype.itemsize, dst.dtype.itemsize
+    n1 = -(-n // 16)
+    col = sstride * 16 * esz  # bytes between fractal columns in L0C
+    src_hi = (nd - 1) * snd * 1024 + (n1 - 1) * col + m * 16 * esz
+    _check_local_span(c, src, src_hi, op, "src", frame)
+    view = _as_strided(src.arr[src.e0:], shape=(nd, n1, m, 16),
+                       strides=(snd * 1024, col, 16 * esz, esz), writeable=False)
+    if nz:
+        data = view[0].copy()  # (n1, m, 16)
+    else:
+        data = view.transpose(0, 2, 1, 3).reshape(nd, m, n1 * 16)[:, :, :n]
+    if p.relu_en:
+        data = np.maximum(data, 0)
+    with np.errstate(over="ignore"):  # F322F16: out-of-range values become +-inf (INF_NAN mode)
+        data = np.ascontiguousarray(data, dtype=dst.dtype.np)
+    a = dst.alloc
+    gm0 = a.base + dst.offset
+    if nz:
+        gm_hi = (n1 - 1) * dstride * 32 + m * 16 * dsz
+        _check_gm_span(c, dst, gm_hi, op, frame)
+        if not a.idx0:
+            a.private()
+        a.written = True
+        _blocks(a.buf, a.idx0 + dst.offset, n1, m * 16 * dsz, dstride * 32)[...] = \
+            data.view(np.uint8).reshape(n1, m * 16 * dsz)
+        reads = (access("L0C", src.addr, m * 16 * esz, src.name, n1, col),)
+        writes = (access("GM", gm0, m * 16 * dsz, a.name, n1, dstride * 32),)
+        bursts = n1
+    else:
+        gm_hi = ((nd - 1) * dnd + (m - 1) * dstride + n) * dsz
+        _check_gm_span(c, dst, gm_hi, op, frame)
+        if not a.idx0:
+            a.private()
+        a.written = True
+        out = _as_strided(a.buf[a.idx0 + dst.offset:], shape=(nd, m, n * dsz),
+                          strides=(dnd * dsz, dstride * dsz, 1), writeable=True)
+        out[...] = data.view(np.uint8).reshape(nd, m, n * dsz)
+        reads = tuple(access("L0C", src.addr + i * snd * 1024, m * 16 * esz, src.name, n1, col)
+                      for i in range(nd))
+        writes = tuple(access("GM", gm0 + i * dnd * dsz, n * dsz, a.name, m, dstride * dsz)
+                       for i in range(nd))
+        bursts = nd * m
+    emit(c, "FIX", op, reads, writes, nd * m * n, dtn, bursts, frame, None, ev_args)
+
+
+__all__ = ["load_data", "mmad", "fixpipe", "copy_nd2nz"]

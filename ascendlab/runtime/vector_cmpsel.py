@@ -1,0 +1,290 @@
+"""Vector compare (to a bitmask in UB) and select (by a bitmask).
+
+compare(dst, src0, src1, cmp_mode, count | mask, repeat_times, BinaryRepeatParams[, is_set_mask])
+select(dst, sel_mask, src0, src1, sel_mode, count | mask, repeat_times, BinaryRepeatParams
+       [, is_set_mask])
+
+Facts relied on (asc-devkit docs/api/context Compare.md, Select.md; CCE intrinsics vcmpv /
+vsel; pyasc docs asc.language.basic.compare / select):
+- compare: src float16 / float32 with every CMPMODE, int32 with CMPMODE.EQ only; dst uint8 or
+  int8 holding one bit per element, little-endian (element j is bit j % 8 of byte j // 8). The
+  count form needs count * sizeof(T) to be a multiple of 256 B. On Atlas A2 the mask argument
+  is reserved and has no effect (Compare.md; vcmpv "has no MASK parameter"): every lane of every
+  repeat is compared, and repeat i's 256 / sizeof(T) bits go to dst bytes [i * 32 / sizeof(T),
+  (i + 1) * 32 / sizeof(T)) ("new dst = dst + 16 B" for f16, 8 B for f32) - so dst's block and
+  repeat strides are not used (an assumption for the Ascend C wrapper, which passes them on).
+- select: dst/src0/src1 float16 / float32, sel_mask uint8/16/32/64; a set bit picks src0, a
+  clear bit src1. VSEL_CMPMASK_SPR (mode 0): every repeat uses the same first 256 / sizeof(T)
+  bits of sel_mask, also in the count form. VSEL_TENSOR_SCALAR_MODE (1, src1 is a scalar cast to
+  T) and VSEL_TENSOR_TENSOR_MODE (2) consume sel_mask continuously: repeat i uses bits
+  [i * 256 / sizeof(T), (i + 1) * 256 / sizeof(T)), lane l of it bit i * 256 / sizeof(T) + l.
+  Lanes the mask leaves out keep dst's value.
+
+Not emulated: compare's register form compare(src0, src1, cmp_mode, mask, repeat_params) and
+select's register forms (sel_mask / src1 taken from the cmpMask register set by set_cmp_mask),
+which need the cmpMask register; they raise NotImplementedError. The 8 KB of UB that Select
+modes 1/2 reserve as scratch on A2 is not modelled. NaN compares false except with NE.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+from ..errors import DTypeError, ParamError
+from . import core as _core
+from . import vector as _vec
+from .core import access, check_vector_order, emit
+from .enums import CMPMODE, SelMode
+from .params import BinaryRepeatParams
+from .tensor import LocalTensor
+from .vector_reduce import repeat_access
+
+_getframe = sys._getframe
+
+CMP_DTYPES = frozenset({"float16", "float32", "int32"})
+MASK_DTYPES = frozenset({"uint8", "int8"})
+SEL_DTYPES = frozenset({"float16", "float32"})
+SEL_MASK_DTYPES = frozenset({"uint8", "uint16", "uint32", "uint64"})
+
+COMPARE = {
+    CMPMODE.LT: np.less, CMPMODE.GT: np.greater, CMPMODE.EQ: np.equal,
+    CMPMODE.LE: np.less_equal, CMPMODE.GE: np.greater_equal, CMPMODE.NE: np.not_equal,
+}
+
+vector_ops = {"compare": "compare", "select": "elementwise"}
+_vec.VECTOR_OPS.update(vector_ops)
+
+
+def _head(op: str, names: tuple[str, ...], args: tuple, kwargs: dict) -> tuple[dict, tuple]:
+    """Bind the leading parameters (positional or keyword); the rest stay for the form."""
+    head = dict(zip(names, args))
+    for k in names:
+        if k in kwargs:
+            if k in head:
+                raise TypeError(f"{op}() got multiple values for argument {k!r}")
+            head[k] = kwargs.pop(k)
+    missing = [k for k in names if k not in head]
+    if missing:
+        raise TypeError(f"{op}: missing argument(s) {', '.join(missing)}")
+    return head, args[len(names):]
+
+
+def _bind(names: tuple[str, ...], required: int, args: tuple, kwargs: dict) -> dict | None:
+    if len(args) > len(names):
+        return None
+    bound = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names or k in bound:
+            return None
+        bound[k] = v
+    if any(n not in bound for n in names[:required]):
+        return None
+    return bound
+
+
+def _enum(op: str, enum: Any, name: str, value: Any, c: Any, frame: Any) -> Any:
+    try:
+        return enum(int(value))
+    except (TypeError, ValueError):
+        names = ", ".join(m.name for m in enum)
+        raise ParamError(f"{op}: {name}={value!r} is not a {enum.__name__} ({names}) "
+                         f"{_core.where(c, frame)}") from None
+
+
+def _ub_bytes(c: Any, t: LocalTensor) -> np.ndarray:
+    """The bytes of t's memory (shared with every typed view of it)."""
+    return c.mem(t.space)
+
+
+# ---- compare ------------------------------------------------------------------------------
+def compare(*args: Any, **kwargs: Any) -> None:
+    """compare(dst, src0, src1, cmp_mode, count) or compare(dst, src0, src1, cmp_mode, mask,
+    repeat_times, BinaryRepeatParams[, is_set_mask]): dst bit j = src0[j] <cmp_mode> src1[j]."""
+    frame = _getframe(1)
+    op = "compare"
+    if (len(args) >= 3 and not isinstance(args[2], LocalTensor)) or (
+            "repeat_params" in kwargs and "repeat_times" not in kwargs and len(args) < 6):
+        raise NotImplementedError("compare(src0, src1, cmp_mode, mask, repeat_params) writes the "
+                                  "cmpMask register, which is not emulated; use compare(dst, "
+                                  "src0, src1, cmp_mode, ...) to get the bits in UB")
+    head, rest = _head(op, ("dst", "src0", "src1", "cmp_mode"), args, kwargs)
+    c = _vec.current_vector_core(frame)
+    dst = _vec.vec_operand(op, head["dst"], "dst", c, frame)
+    src0 = _vec.vec_operand(op, head["src0"], "src0", c, frame)
+    src1 = _vec.vec_operand(op, head["src1"], "src1", c, frame)
+    mode = _enum(op, CMPMODE, "cmp_mode", head["cmp_mode"], c, frame)
+    st = src0.dtype
+    where = _core.where(c, frame)
+    if st.name not in CMP_DTYPES:
+        raise DTypeError(f"{op}: src0 {src0.describe()} is {st.name}; supported: float16, "
+                         f"float32, int32 (CMPMODE.EQ only) {where}")
+    if src1.dtype != st:
+        raise DTypeError(f"{op}: src1 {src1.describe()} is {src1.dtype.name} but src0 is "
+                         f"{st.name}; sources must have the same dtype {where}")
+    if st.name == "int32" and mode != CMPMODE.EQ:
+        raise DTypeError(f"{op}: int32 sources support only CMPMODE.EQ, got {mode.name} {where}")
+    if dst.dtype.name not in MASK_DTYPES:
+        raise DTypeError(f"{op}: dst {dst.describe()} is {dst.dtype.name}; the bitmask dst must "
+                         f"be uint8 or int8 {where}")
+    isz = st.itemsize
+    L = 256 // isz
+    b = _bind(("mask", "repeat_times", "repeat_params", "is_set_mask"), 3, rest, kwargs)
+    fn = COMPARE[mode]
+    if b is not None:
+        p = b["repeat_params"]
+        if not isinstance(p, BinaryRepeatParams):
+            raise TypeError(f"{op}: repeat_params must be BinaryRepeatParams, got "
+                            f"{type(p).__name__}")
+        R = b["repeat_times"].__index__()
+        if not 0 <= R <= c.chip.max_repeat_times:
+            raise ParamError(f"{op}: repeat_times={R} is outside [0, {c.chip.max_repeat_times}] "
+                             f"{where}")
+        for i, v in enumerate(p):
+            if not 0 <= int(v) <= 255:
+                raise ParamError(f"{op}: BinaryRepeatParams.{p._fields[i]}={v} is outside "
+                                 f"[0, 255] {where}")
+        lanes = tuple(range(L))
+        i0 = _vec.plan(lanes, R, 32 // isz, int(p.src0_blk_stride), int(p.src0_rep_stride))
+        i1 = _vec.plan(lanes, R, 32 // isz, int(p.src1_blk_stride), int(p.src1_rep_stride))
+        n = R * L
+        if n:
+            _vec.span_check(op, src0, int(i0.max()) + 1, "src0", c, frame)
+            _vec.span_check(op, src1, int(i1.max()) + 1, "src1", c, frame)
+            a, bb = src0.arr[i0 + src0.e0], src1.arr[i1 + src1.e0]
+        reads = (repeat_access(src0, i0, R, L, int(p.src0_rep_stride)),
+                 repeat_access(src1, i1, R, L, int(p.src1_rep_stride)))
+        out_args: tuple = (("mask", b["mask"]), ("repeat_times", R), ("params", tuple(p)))
+    else:
+        b = _bind(("count",), 1, rest, kwargs)
+        if b is None:
+            raise TypeError(f"{op}: expected (dst, src0, src1, cmp_mode, count) or (..., mask, "
+                            f"repeat_times, repeat_params[, is_set_mask])")
+        n = b["count"].__index__()
+        if n < 0 or (n * isz) % 256:
+            raise ParamError(f"{op}: count={n} x {isz} B = {n * isz} B is not a multiple of "
+                             f"256 B; the count form of compare processes whole 256 B repeats "
+                             f"{where}")
+        R = n * isz // 256
+        if n:
+            _vec.span_check(op, src0, n, "src0", c, frame)
+            _vec.span_check(op, src1, n, "src1", c, frame)
+            a, bb = src0.arr[src0.e0:src0.e0 + n], src1.arr[src1.e0:src1.e0 + n]
+        reads = (access("UB", src0.addr, n * isz, src0.name, 1, 0),
+                 access("UB", src1.addr, n * isz, src1.name, 1, 0))
+        out_args = (("count", n),)
+    nb = n // 8
+    if n:
+        _vec.span_check(op, dst, nb, "dst", c, frame)
+        with np.errstate(invalid="ignore"):
+            bits = fn(a, bb)
+        _ub_bytes(c, dst)[dst.addr:dst.addr + nb] = np.packbits(bits, bitorder="little")
+    writes = (access("UB", dst.addr, nb, dst.name, 1, 0),)
+    if c.launch.auto_sync:
+        check_vector_order(c, reads, writes, frame)
+    emit(c, "V", op, reads, writes, n, st.name, R, frame, None,
+         out_args + (("cmp_mode", mode.name),))
+
+
+# ---- select -------------------------------------------------------------------------------
+def select(*args: Any, **kwargs: Any) -> None:
+    """select(dst, sel_mask, src0, src1, sel_mode, count) or select(dst, sel_mask, src0, src1,
+    sel_mode, mask, repeat_times, BinaryRepeatParams[, is_set_mask]); src1 is a tensor for
+    VSEL_CMPMASK_SPR / VSEL_TENSOR_TENSOR_MODE and a scalar for VSEL_TENSOR_SCALAR_MODE."""
+    frame = _getframe(1)
+    op = "select"
+    # the register forms: (dst, sel_mask, src0, repeat_times, repeat_params) and (dst, src0,
+    # src1, repeat_times, repeat_params, sel_mode); the tensor forms always pass a mask or count
+    if (len(args) >= 5 and isinstance(args[4], BinaryRepeatParams)) or (
+            "repeat_params" in kwargs and "mask" not in kwargs and len(args) < 6):
+        raise NotImplementedError("select without a sel_mask tensor (mask taken from the "
+                                  "cmpMask register set by set_cmp_mask) is not emulated; pass "
+                                  "sel_mask: select(dst, sel_mask, src0, src1, sel_mode, ...)")
+    head, rest = _head(op, ("dst", "sel_mask", "src0", "src1", "sel_mode"), args, kwargs)
+    c = _vec.current_vector_core(frame)
+    where = _core.where(c, frame)
+    dst = _vec.vec_operand(op, head["dst"], "dst", c, frame)
+    sel = _vec.vec_operand(op, head["sel_mask"], "sel_mask", c, frame)
+    src0 = _vec.vec_operand(op, head["src0"], "src0", c, frame)
+    mode = _enum(op, SelMode, "sel_mode", head["sel_mode"], c, frame)
+    scalar_mode = mode == SelMode.VSEL_TENSOR_SCALAR_MODE
+    src1 = head["src1"]
+    if scalar_mode == isinstance(src1, LocalTensor):
+        want = "a scalar" if scalar_mode else "a LocalTensor"
+        raise ParamError(f"{op}: sel_mode {mode.name} takes {want} src1, got "
+                         f"{type(src1).__name__} {where}")
+    dt = dst.dtype
+    if dt.name not in SEL_DTYPES:
+        raise DTypeError(f"{op}: dst {dst.describe()} is {dt.name}; supported: float16, float32 "
+                         f"{where}")
+    others = (("src0", src0),) if scalar_mode else (("src0", src0), ("src1", src1))
+    if not scalar_mode:
+        _vec.vec_operand(op, src1, "src1", c, frame)
+    for role, t in others:
+        if t.dtype != dt:
+            raise DTypeError(f"{op}: {role} {t.describe()} is {t.dtype.name} but dst is "
+                             f"{dt.name}; operands must have the same dtype {where}")
+    if sel.dtype.name not in SEL_MASK_DTYPES:
+        raise DTypeError(f"{op}: sel_mask {sel.describe()} is {sel.dtype.name}; supported: "
+                         f"{', '.join(sorted(SEL_MASK_DTYPES))} {where}")
+    s = _vec.cast_scalar(src1, dt, op) if scalar_mode else None
+    isz = dt.itemsize
+    L = 256 // isz
+    f = _vec.parse_form(op, rest, kwargs, BinaryRepeatParams, L, c, frame)
+    srcs = (src0,) if scalar_mode else (src0, src1)
+    if f.count >= 0:
+        n = f.count
+        for role, t in (("dst", dst),) + others:
+            if n:
+                _vec.span_check(op, t, n, role, c, frame)
+        pos = np.arange(n, dtype=np.int64)
+        if mode == SelMode.VSEL_CMPMASK_SPR:
+            pos %= L
+        gathered = [t.arr[t.e0:t.e0 + n] for t in srcs]
+        target = slice(dst.e0, dst.e0 + n)
+        reads = tuple(access("UB", t.addr, n * isz, t.name, 1, 0) for t in srcs)
+        w = access("UB", dst.addr, n * isz, dst.name, 1, 0)
+        repeats = -(-n * isz // 256)
+        out_args: tuple = (("count", n),)
+    else:
+        p = f.params
+        strides = ((p[0], p[3]), (p[1], p[4]), (p[2], p[5]))
+        R, lanes, per = f.repeats, f.lanes, 32 // isz
+        idxs = [_vec.plan(lanes, R, per, blk, rep, f.tail) for blk, rep in strides]
+        n = len(idxs[0])
+        for (role, t), idx in zip((("dst", dst),) + others, idxs):
+            if n:
+                _vec.span_check(op, t, int(idx.max()) + 1, role, c, frame)
+        cols = np.tile(np.asarray(lanes, dtype=np.int64), R)[:n]
+        if mode == SelMode.VSEL_CMPMASK_SPR:
+            pos = cols
+        else:
+            pos = np.repeat(np.arange(R, dtype=np.int64), len(lanes))[:n] * L + cols
+        gathered = [t.arr[i + t.e0] for t, i in zip(srcs, idxs[1:])]
+        target = idxs[0] + dst.e0
+        reads = tuple(repeat_access(t, i, R, len(lanes), st[1])
+                      for t, i, st in zip(srcs, idxs[1:], strides[1:]))
+        w = repeat_access(dst, idxs[0], R, len(lanes), strides[0][1])
+        repeats = R
+        out_args = (("lanes", lanes), ("repeat_times", R), ("params", f.params),
+                    ("counter", f.counter), ("tail", f.tail))
+    nbits = int(pos.max()) + 1 if n else 0
+    nb = -(-nbits // 8)
+    if n:
+        _vec.span_check(op, sel, -(-nb // sel.dtype.itemsize), "sel_mask", c, frame)
+        raw = _ub_bytes(c, sel)[sel.addr:sel.addr + nb]
+        pick = np.unpackbits(raw, bitorder="little").view(bool)[pos]
+        other = s if scalar_mode else gathered[1]
+        dst.arr[target] = np.where(pick, gathered[0], other)
+    reads += (access("UB", sel.addr, nb, sel.name, 1, 0),)
+    out_args += (("sel_mode", mode.name),)
+    if scalar_mode:
+        out_args += (("scalar", s.item()),)
+    if c.launch.auto_sync:
+        check_vector_order(c, reads, (w,), frame)
+    emit(c, "V", op, reads, (w,), n, dt.name, repeats, frame, None, out_args)
+
+
+__all__ = ["COMPARE", "compare", "select"]
