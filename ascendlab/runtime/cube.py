@@ -28,7 +28,7 @@ from .core import access, emit
 from .dma import _blocks, _gm_span, _local_span
 from .enums import FixpipeConfig, QuantModes, TPosition
 from .params import FixpipeParamsV220, LoadData2DParams, MmadParams, Nd2NzParams
-from .tensor import GlobalTensor, LocalTensor, _check_core_kind, require_global, require_local
+from .tensor import GlobalTensor, LocalTensor, check_core_kind, require_global, require_local
 
 _getframe = sys._getframe
 _as_strided = np.lib.stride_tricks.as_strided
@@ -116,7 +116,7 @@ def copy_nd2nz(dst: Any, src: Any, p: Nd2NzParams, frame: Any) -> None:
                                   f"(LocalTensor in A1/B1/C1) is emulated, got "
                                   f"{type(src).__name__} -> {type(dst).__name__} "
                                   f"{_core.where(c, frame)}")
-    _check_core_kind(c, "L1", "data_copy (ND2NZ)", frame)
+    check_core_kind(c, "L1", "data_copy (ND2NZ)", frame)
     dst = require_local(op, dst, "dst")
     src = require_global(op, src, "src")
     _check_pos(c, "data_copy (ND2NZ)", dst, "dst", _L1_POS, frame)
@@ -180,7 +180,7 @@ def load_data(dst: Any, src: Any, params: Any = None) -> None:
     frame = _getframe(1)
     op = "load_data"
     c = _core.current or _core.core()
-    _check_core_kind(c, "L1", op, frame)
+    check_core_kind(c, "L1", op, frame)
     if not isinstance(params, LoadData2DParams):
         raise NotImplementedError(f"load_data with {type(params).__name__} is not emulated; "
                                   "emulated: LoadData2DParams (2D fractal load) "
@@ -271,7 +271,7 @@ def mmad(dst: Any, fm: Any, filter: Any, bias_or_params: Any = None, params: Any
     frame = _getframe(1)
     op = "mmad"
     c = _core.current or _core.core()
-    _check_core_kind(c, "L0C", op, frame)
+    check_core_kind(c, "L0C", op, frame)
     if params is None:
         params, bias = bias_or_params, None
     else:
@@ -376,7 +376,7 @@ def fixpipe(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
         raise NotImplementedError(f"fixpipe: {c.chip.name} has no FixPipe (L0C -> UB goes "
                                   f"through the vector unit there); not emulated "
                                   f"{_core.where(c, frame)}")
-    _check_core_kind(c, "L0C", op, frame)
+    check_core_kind(c, "L0C", op, frame)
     rest = list(args)
     ws = kwargs.pop("cbuf_workspace", None)
     if rest and isinstance(rest[0], LocalTensor):

@@ -75,13 +75,8 @@ class DataType:
     def is_numeric(self) -> bool:
         return self.is_int() or self.is_float()
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, DataType):
-            return self.name == other.name
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self.name)
+    # Equality and hashing are by identity (object's): one instance per name makes that the
+    # same as comparing names, and keeps dict lookups keyed by dtype in C.
 
     def __repr__(self) -> str:
         return f"asc.{self.name}"

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import AscendlabError, KernelSyntaxError, LaunchError
+from ..errors import KernelSyntaxError, LaunchError
 from . import core as _core
-from .chips import DEFAULT_CHIP, ChipSpec, get_chip
+from .chips import DEFAULT_CHIP, get_chip
 from .core import CoreState, LaunchState
 from .dtypes import DataType, from_numpy
 from .kernel_ast import CompiledKernel
@@ -277,7 +277,7 @@ def _convert_args(kernel: JITFunction, args: tuple, kwargs: dict) -> tuple[list,
     return values, allocs, scalars
 
 
-def _kernel_kind(kernel: JITFunction, opts: dict, chip: ChipSpec) -> str:
+def _kernel_kind(kernel: JITFunction, opts: dict) -> str:
     """"aiv" or "aic": which cores the blocks run on (pyasc's kernel_type rule)."""
     kt = opts.get("kernel_type")
     if kt is not None:
@@ -313,7 +313,7 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
                       "insert pipe syncs yet: results are exact, the trace has no sync edges "
                       "for the cost model and race checks", stacklevel=3)
     chip = get_chip(run_opts.chip)
-    kind = _kernel_kind(kernel, opts, chip)
+    kind = _kernel_kind(kernel, opts)
     body = kernel._callable()
     values, allocs, scalars = _convert_args(kernel, args, kwargs)
     launch = LaunchState(chip, block_num, run_opts.strict, run_opts.auto_sync, kind)
@@ -369,9 +369,8 @@ def _copy_back(args: tuple, kwargs: dict, kernel: JITFunction, allocs: dict) -> 
             continue  # immutable: pyasc's round trip cannot write it either
         host = _host_array(value)
         if not host.flags.writeable:
+            warnings.warn(f"{kernel.__name__}: argument {name!r} is a read-only array, so the "
+                          f"kernel's writes stay in Run.outputs[{name!r}]", stacklevel=4)
             continue
         np.copyto(host, alloc.array().reshape(host.shape), casting="no")
 
-
-__all__ = ["AscendlabError", "ConstExpr", "JITFunction", "RunOptions", "configure", "jit",
-           "last_run"]

@@ -18,7 +18,7 @@ from . import core as _core
 from .core import CoreState, emit
 from .dtypes import DataType
 from .enums import SPACE_OF, HardEvent, TPosition
-from .tensor import LocalTensor, _check_core_kind
+from .tensor import LocalTensor, check_core_kind
 from .trace import Event, Sync
 
 _getframe = sys._getframe
@@ -113,7 +113,7 @@ class TQueBind:
                                       self.slot_len // dt.itemsize, addr + self.slot_len, self,
                                       slot, self.names[slot])
             self.protos[(slot, dtype)] = proto
-        return proto[0:]
+        return proto._view(0)
 
     def _rebind(self, t: LocalTensor, slot: int) -> None:
         if t.dtype is None:
@@ -359,7 +359,7 @@ class TPipe:
                              f"pipe.reset() before re-initialising {_core.where(c, frame)}")
         nbytes = (nbytes + 31) // 32 * 32
         space = target.space
-        _check_core_kind(c, space, "init_buffer", frame)
+        check_core_kind(c, space, "init_buffer", frame)
         chip = c.chip
         if not isinstance(target, TBuf):
             have = self.que_buffers.get(target.src, 0)

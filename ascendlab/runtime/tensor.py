@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import AlignmentError, CapacityError, DTypeError, LaunchError, PositionError
+from ..errors import AlignmentError, CapacityError, CoreTypeError, LaunchError, PositionError
 from . import core as _core
 from .core import CoreState, access, emit, finding
 from .dtypes import DataType
@@ -185,7 +185,7 @@ class LocalTensor:
             raise AlignmentError(f"LocalTensor({self.dtype.name}, {pos.name}, addr={addr}): "
                                  f"{space} addresses must be {align} B aligned "
                                  f"{_core.where(c, frame)}")
-        _check_core_kind(c, space, "LocalTensor", frame)
+        check_core_kind(c, space, "LocalTensor", frame)
         self._bind(c, space, pos, addr, size, addr + nbytes if size else cap, None, -1,
                    f"{pos.name}@{space}+{addr:#x}")
 
@@ -223,20 +223,24 @@ class LocalTensor:
 
     # ---- views -------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> LocalTensor:
-        if isinstance(key, slice):
+        if type(key) is slice:
             if key.stop is not None or key.step is not None:
                 raise RuntimeError("Slice operation with provided stop and step is not "
                                    "supported for LocalTensor (pyasc): use t[start:]")
             key = 0 if key.start is None else key.start
         i = key.__index__()
-        self._require()
-        isz = self.dtype.itemsize
+        if self.space is None:
+            self._require()
+        return self._view(i)
+
+    def _view(self, i: int) -> LocalTensor:
+        """A view starting i elements in (same buffer slot, same name)."""
         t = _new_obj(LocalTensor)
         t.c = self.c
         t.space = self.space
         t.pos = self.pos
         t.dtype = self.dtype
-        t.addr = self.addr + i * isz
+        t.addr = self.addr + i * self.dtype.itemsize
         t.size = self.size - i
         t.hi = self.hi
         t.owner = self.owner
@@ -373,22 +377,15 @@ def _unemulated_method(cls: str, name: str) -> Any:
     raise AttributeError(f"'{cls}' object has no attribute {name!r}")
 
 
-def _check_core_kind(c: CoreState, space: str, what: str, frame: Any) -> None:
+def check_core_kind(c: CoreState, space: str, what: str, frame: Any) -> None:
     """On separated chips (910B) UB lives on vector cores and L1/L0 on cube cores."""
     if c.chip.layout != "separated":
         return
     if (space == "UB") != (c.kind == "aiv"):
         side = "vector (AIV)" if space == "UB" else "cube (AIC)"
-        from ..errors import CoreTypeError
         raise CoreTypeError(f"{what}: {space} exists only on {side} cores of {c.chip.name}, "
                             f"but this kernel runs on {c.kind.upper()} cores "
                             f"{_core.where(c, frame)}")
-
-
-def check_dtype(op: str, t: LocalTensor, allowed: frozenset[str], role: str = "dst") -> None:
-    if t.dtype.name not in allowed:
-        raise DTypeError(f"{op}: {role} dtype {t.dtype.name} is not supported; "
-                         f"supported: {', '.join(sorted(allowed))}")
 
 
 def require_local(op: str, t: Any, role: str) -> LocalTensor:

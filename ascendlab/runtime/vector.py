@@ -227,6 +227,22 @@ class Form:
         self.counter = False
 
 
+def bind_overload(names: tuple[str, ...], required: int, args: tuple,
+                  kwargs: dict) -> dict | None:
+    """Bind args/kwargs to one pyasc overload's parameter names (the first `required` of them
+    mandatory), as pyasc's OverloadDispatcher tries a form; None when the call does not fit."""
+    if len(args) > len(names):
+        return None
+    bound = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names or k in bound:
+            return None
+        bound[k] = v
+    if any(n not in bound for n in names[:required]):
+        return None
+    return bound
+
+
 def parse_form(op: str, args: tuple, kwargs: dict, params_type: type, lanes_per_repeat: int,
                c: Any, frame: Any) -> Form:
     """Bind pyasc's overloads: mask form (mask, repeat_times, repeat_params[, is_set_mask])

@@ -72,19 +72,6 @@ def _head(op: str, names: tuple[str, ...], args: tuple, kwargs: dict) -> tuple[d
     return head, args[len(names):]
 
 
-def _bind(names: tuple[str, ...], required: int, args: tuple, kwargs: dict) -> dict | None:
-    if len(args) > len(names):
-        return None
-    bound = dict(zip(names, args))
-    for k, v in kwargs.items():
-        if k not in names or k in bound:
-            return None
-        bound[k] = v
-    if any(n not in bound for n in names[:required]):
-        return None
-    return bound
-
-
 def _enum(op: str, enum: Any, name: str, value: Any, c: Any, frame: Any) -> Any:
     try:
         return enum(int(value))
@@ -131,7 +118,8 @@ def compare(*args: Any, **kwargs: Any) -> None:
                          f"be uint8 or int8 {where}")
     isz = st.itemsize
     L = 256 // isz
-    b = _bind(("mask", "repeat_times", "repeat_params", "is_set_mask"), 3, rest, kwargs)
+    b = _vec.bind_overload(("mask", "repeat_times", "repeat_params", "is_set_mask"), 3, rest,
+                           kwargs)
     fn = COMPARE[mode]
     if b is not None:
         p = b["repeat_params"]
@@ -158,7 +146,7 @@ def compare(*args: Any, **kwargs: Any) -> None:
                  repeat_access(src1, i1, R, L, int(p.src1_rep_stride)))
         out_args: tuple = (("mask", b["mask"]), ("repeat_times", R), ("params", tuple(p)))
     else:
-        b = _bind(("count",), 1, rest, kwargs)
+        b = _vec.bind_overload(("count",), 1, rest, kwargs)
         if b is None:
             raise TypeError(f"{op}: expected (dst, src0, src1, cmp_mode, count) or (..., mask, "
                             f"repeat_times, repeat_params[, is_set_mask])")

@@ -94,20 +94,6 @@ def _dtypes(op: str, c: Any, frame: Any, dst: LocalTensor, *others: tuple[str, L
                              f"operands must have the same dtype {_core.where(c, frame)}")
 
 
-def _bind(names: tuple[str, ...], required: int, args: tuple, kwargs: dict) -> dict | None:
-    """Bind like one pyasc overload; None when it does not fit."""
-    if len(args) > len(names):
-        return None
-    bound = dict(zip(names, args))
-    for k, v in kwargs.items():
-        if k not in names or k in bound:
-            return None
-        bound[k] = v
-    if any(n not in bound for n in names[:required]):
-        return None
-    return bound
-
-
 def _int(op: str, name: str, v: Any, lo: int, hi: int, c: Any, frame: Any) -> int:
     try:
         n = v.__index__()
@@ -265,10 +251,10 @@ def _reduce(kind: str, args: tuple, kwargs: dict, frame: Any) -> None:
     op = f"reduce_{kind}"
     head = ("dst", "src", "shared_tmp_buffer")
     tail = ("cal_index",) if kind != "sum" else ()
-    b = _bind(head + ("mask", "repeat_time", "src_rep_stride") + tail, 6, args, kwargs)
+    b = _vec.bind_overload(head + ("mask", "repeat_time", "src_rep_stride") + tail, 6, args, kwargs)
     mask_form = b is not None
     if b is None:
-        b = _bind(head + ("count",) + tail, 4, args, kwargs)
+        b = _vec.bind_overload(head + ("count",) + tail, 4, args, kwargs)
     if b is None:
         extra = ", cal_index=False" if tail else ""
         raise TypeError(f"{op}: expected (dst, src, shared_tmp_buffer, count{extra}) or (dst, "
@@ -366,7 +352,7 @@ def _whole(kind: str, args: tuple, kwargs: dict, frame: Any) -> None:
     names = ("dst", "src", "mask", "repeat_time", "dst_rep_stride", "src_blk_stride",
              "src_rep_stride")
     names += ("is_set_mask",) if kind == "sum" else ("order", "is_set_mask")
-    b = _bind(names, 7, args, kwargs)
+    b = _vec.bind_overload(names, 7, args, kwargs)
     if b is None:
         extra = "[, is_set_mask]" if kind == "sum" else "[, order[, is_set_mask]]"
         raise TypeError(f"{op}: expected (dst, src, mask, repeat_time, dst_rep_stride, "

@@ -239,3 +239,12 @@ def test_run_summary_and_event_filters():
     assert all(e.file.endswith("kernels.py") and e.line > 0 for e in adds)
     assert len(run.events(core=1, pipe="MTE3", op="data_copy")) == 4
     assert len(run.events(core=1, pipe="MTE3")) == 12  # + deque and free_tensor of the VECOUT queue
+
+
+def test_read_only_output_warns_and_keeps_the_result_in_the_run():
+    x = np.ones(1024, np.float32)
+    z = np.zeros(1024, np.float32)
+    z.setflags(write=False)
+    with pytest.warns(UserWarning, match="'z' is a read-only array"):
+        run = ascendlab.launch(vadd_framework, 1, x, x, z, 1024, 256, 1)
+    assert not z.any() and (run.outputs["z"] == 2).all()

@@ -5,78 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import ascendlab
 import ascendlab.asc as asc
 from ascendlab.errors import AlignmentError, DTypeError, ParamError, PositionError
 from ascendlab.runtime import vector as _vec
 from ascendlab.runtime.vector_cast import SUPPORTED, cast
 
+from .vector_harness import Ref, expect, launch
+
 R = asc.RoundMode
-VEC = asc.TPosition.VECCALC
 D5 = (R.CAST_RINT, R.CAST_FLOOR, R.CAST_CEIL, R.CAST_ROUND, R.CAST_TRUNC)
 ALL = D5 + (R.CAST_ODD, R.CAST_NONE)
-
-
-# ---- a generic harness: UB tensors loaded from GM, one instruction, one tensor copied back ----
-class Ref:
-    """A kernel-side tensor by name (with an element offset: t[off:])."""
-
-    def __init__(self, name: str, off: int = 0) -> None:
-        self.name, self.off = name, off
-
-
-def _resolve(v, env):
-    if isinstance(v, Ref):
-        return env[v.name][v.off:] if v.off else env[v.name]
-    return v
-
-
-@asc.jit
-def harness(g0, g1, g2, g3, spec: asc.ConstExpr):
-    tensors, fn, args, kwargs, out, pre = spec
-    gms = (g0, g1, g2, g3)
-    env = {}
-    for name, dtype, pos, addr, size, slot in tensors:
-        t = asc.LocalTensor(dtype, pos, addr, size)
-        if slot >= 0:
-            gt = asc.GlobalTensor()
-            gt.set_global_buffer(gms[slot])
-            asc.data_copy(t, gt, size)
-        env[name] = t
-    for f in pre:
-        f()
-    fn(*[_resolve(a, env) for a in args], **{k: _resolve(v, env) for k, v in kwargs.items()})
-    name, size, slot = out
-    og = asc.GlobalTensor()
-    og.set_global_buffer(gms[slot])
-    asc.data_copy(og, env[name], size)
-
-
-def launch(fn, tensors, args, kwargs=None, out="D", pre=(), chip=None):
-    """tensors: (name, dtype, size[, init[, pos]]) placed 32 B aligned one after another; every
-    tensor with an init (and the output) is loaded from GM. Returns (output array, Run)."""
-    specs, gms, addr, out_spec = [], [], 0, None
-    for t in tensors:
-        name, dtype, size = t[:3]
-        init = t[3] if len(t) > 3 else None
-        pos = t[4] if len(t) > 4 else VEC
-        if name == out and init is None:
-            init = np.zeros(size, dtype)
-        slot = -1
-        if init is not None:
-            init = np.ascontiguousarray(init, dtype=dtype)
-            assert init.size == size and (size * init.itemsize) % 32 == 0
-            slot = len(gms)
-            gms.append(init.copy())
-        specs.append((name, dtype, pos, addr, size, slot))
-        if name == out:
-            out_spec = (name, size, slot)
-        addr += -(-size * np.dtype(dtype).itemsize // 32) * 32 + 64
-    while len(gms) < 4:
-        gms.append(np.zeros(8, np.float32))
-    spec = (tuple(specs), fn, tuple(args), dict(kwargs or {}), out_spec, tuple(pre))
-    run = ascendlab.launch(harness, 1, *gms, spec, chip=chip)
-    return gms[out_spec[2]], run
 
 
 # ---- an independent reference for float -> float16 ---------------------------------------
@@ -352,51 +290,43 @@ def test_counter_mode_uses_mask_as_total_count():
 
 
 # ---- rules ---------------------------------------------------------------------------------
-def _expect(exc, words, *a, **k):
-    with pytest.raises(exc) as ei:
-        launch(*a, **k)
-    msg = str(ei.value)
-    for w in words:
-        assert w in msg, (w, msg)
-
-
 def test_unsupported_pair_lists_supported_ones():
-    _expect(DTypeError, ["float32 -> int8", "not supported", "supported pairs", "float32->int32",
-                         "[core 0, test_vector_cast.py:"],
+    expect(DTypeError, ["float32 -> int8", "not supported", "supported pairs", "float32->int32",
+                         "[core 0, vector_harness.py:"],
             cast, [("S", "float32", 64, np.zeros(64, np.float32)), ("D", "int8", 64)],
             [Ref("D"), Ref("S"), R.CAST_RINT, 64])
-    _expect(NotImplementedError, ["int32 -> float16", "set_deq_scale"],
+    expect(NotImplementedError, ["int32 -> float16", "set_deq_scale"],
             cast, [("S", "int32", 64, np.zeros(64, np.int32)), ("D", "float16", 64)],
             [Ref("D"), Ref("S"), R.CAST_NONE, 64])
 
 
 def test_unsupported_round_mode_for_pair():
-    _expect(ParamError, ["CAST_ODD", "float32 -> int32", "supported: CAST_RINT"],
+    expect(ParamError, ["CAST_ODD", "float32 -> int32", "supported: CAST_RINT"],
             cast, [("S", "float32", 64, np.zeros(64, np.float32)), ("D", "int32", 64)],
             [Ref("D"), Ref("S"), R.CAST_ODD, 64])
-    _expect(ParamError, ["CAST_NONE", "float32 -> int32"],
+    expect(ParamError, ["CAST_NONE", "float32 -> int32"],
             cast, [("S", "float32", 64, np.zeros(64, np.float32)), ("D", "int32", 64)],
             [Ref("D"), Ref("S"), R.CAST_NONE, 64])
-    _expect(ParamError, ["count=-4", ">= 0"],
+    expect(ParamError, ["count=-4", ">= 0"],
             cast, [("S", "float32", 64, np.zeros(64, np.float32)), ("D", "float16", 64)],
             [Ref("D"), Ref("S"), R.CAST_RINT, -4])
-    _expect(ParamError, ["round_mode=9", "RoundMode"],
+    expect(ParamError, ["round_mode=9", "RoundMode"],
             cast, [("S", "float32", 64, np.zeros(64, np.float32)), ("D", "float16", 64)],
             [Ref("D"), Ref("S"), 9, 64])
 
 
 def test_mask_range_uses_the_wider_type():
     # float16 -> float32: 64 lanes per repeat, so mask=128 is out of range
-    _expect(ParamError, ["mask=128", "[1, 64]"],
+    expect(ParamError, ["mask=128", "[1, 64]"],
             cast, [("S", "float16", 128, np.zeros(128, np.float16)), ("D", "float32", 128)],
             [Ref("D"), Ref("S"), R.CAST_NONE, 128, 1, asc.UnaryRepeatParams(1, 1, 8, 4)])
 
 
 def test_alignment_and_position_rules():
-    _expect(AlignmentError, ["dst", "not 32 B aligned"],
+    expect(AlignmentError, ["dst", "not 32 B aligned"],
             cast, [("S", "float32", 64, np.zeros(64, np.float32)), ("D", "float16", 64)],
             [Ref("D", 8), Ref("S"), R.CAST_RINT, 16])
-    _expect(PositionError, ["src", "A1"],
+    expect(PositionError, ["src", "A1"],
             cast, [("S", "float32", 64, None, asc.TPosition.A1), ("D", "float16", 64)],
             [Ref("D"), Ref("S"), R.CAST_RINT, 16], chip="Ascend310P3")
 

@@ -5,83 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import ascendlab
 import ascendlab.asc as asc
 from ascendlab.errors import DTypeError, OutOfBoundsError, ParamError
 from ascendlab.runtime import vector as _vec
 from ascendlab.runtime.vector_cmpsel import compare, select
 
-VEC = asc.TPosition.VECCALC
+from .vector_harness import Ref, expect, launch
+
 C = asc.CMPMODE
 S = asc.SelMode
 NPCMP = {C.LT: np.less, C.GT: np.greater, C.EQ: np.equal, C.LE: np.less_equal,
          C.GE: np.greater_equal, C.NE: np.not_equal}
-
-
-# ---- the harness (as in test_vector_cast) ---------------------------------------------------
-class Ref:
-    def __init__(self, name: str, off: int = 0) -> None:
-        self.name, self.off = name, off
-
-
-def _resolve(v, env):
-    if isinstance(v, Ref):
-        return env[v.name][v.off:] if v.off else env[v.name]
-    return v
-
-
-@asc.jit
-def harness(g0, g1, g2, g3, spec: asc.ConstExpr):
-    tensors, fn, args, kwargs, out, pre = spec
-    gms = (g0, g1, g2, g3)
-    env = {}
-    for name, dtype, pos, addr, size, slot in tensors:
-        t = asc.LocalTensor(dtype, pos, addr, size)
-        if slot >= 0:
-            gt = asc.GlobalTensor()
-            gt.set_global_buffer(gms[slot])
-            asc.data_copy(t, gt, size)
-        env[name] = t
-    for f in pre:
-        f()
-    fn(*[_resolve(a, env) for a in args], **{k: _resolve(v, env) for k, v in kwargs.items()})
-    name, size, slot = out
-    og = asc.GlobalTensor()
-    og.set_global_buffer(gms[slot])
-    asc.data_copy(og, env[name], size)
-
-
-def launch(fn, tensors, args, kwargs=None, out="D", pre=(), chip=None):
-    specs, gms, addr, out_spec = [], [], 0, None
-    for t in tensors:
-        name, dtype, size = t[:3]
-        init = t[3] if len(t) > 3 else None
-        pos = t[4] if len(t) > 4 else VEC
-        if name == out and init is None:
-            init = np.zeros(size, dtype)
-        slot = -1
-        if init is not None:
-            init = np.ascontiguousarray(init, dtype=dtype)
-            assert init.size == size and (size * init.itemsize) % 32 == 0
-            slot = len(gms)
-            gms.append(init.copy())
-        specs.append((name, dtype, pos, addr, size, slot))
-        if name == out:
-            out_spec = (name, size, slot)
-        addr += -(-size * np.dtype(dtype).itemsize // 32) * 32 + 64
-    while len(gms) < 4:
-        gms.append(np.zeros(8, np.float32))
-    spec = (tuple(specs), fn, tuple(args), dict(kwargs or {}), out_spec, tuple(pre))
-    run = ascendlab.launch(harness, 1, *gms, spec, chip=chip)
-    return gms[out_spec[2]], run
-
-
-def _expect(exc, words, *a, **k):
-    with pytest.raises(exc) as ei:
-        launch(*a, **k)
-    msg = str(ei.value)
-    for w in words:
-        assert w in msg, (w, msg)
 
 
 def bits_of(mask_bytes: np.ndarray, n: int) -> np.ndarray:
@@ -153,7 +87,7 @@ def test_compare_repeat_form_ignores_mask_and_packs_repeats():
 
 def test_compare_count_must_fill_256_byte_repeats():
     a = np.zeros(128, np.float32)
-    _expect(ParamError, ["count=100", "400 B", "multiple of 256 B"],
+    expect(ParamError, ["count=100", "400 B", "multiple of 256 B"],
             compare, [("A", "float32", 128, a), ("B", "float32", 128, a), ("D", "uint8", 32)],
             [Ref("D"), Ref("A"), Ref("B"), C.LT, 100])
 
@@ -161,37 +95,37 @@ def test_compare_count_must_fill_256_byte_repeats():
 def test_compare_dtype_rules():
     f = np.zeros(128, np.float32)
     i = np.zeros(128, np.int32)
-    _expect(DTypeError, ["int32", "only CMPMODE.EQ", "LT"],
+    expect(DTypeError, ["int32", "only CMPMODE.EQ", "LT"],
             compare, [("A", "int32", 128, i), ("B", "int32", 128, i), ("D", "uint8", 32)],
             [Ref("D"), Ref("A"), Ref("B"), C.LT, 128])
-    _expect(DTypeError, ["dst", "float32", "uint8 or int8"],
+    expect(DTypeError, ["dst", "float32", "uint8 or int8"],
             compare, [("A", "float32", 128, f), ("B", "float32", 128, f), ("D", "float32", 8)],
             [Ref("D"), Ref("A"), Ref("B"), C.LT, 128])
-    _expect(DTypeError, ["src1", "int32 but src0 is float32"],
+    expect(DTypeError, ["src1", "int32 but src0 is float32"],
             compare, [("A", "float32", 128, f), ("B", "int32", 128, i), ("D", "uint8", 32)],
             [Ref("D"), Ref("A"), Ref("B"), C.EQ, 128])
-    _expect(DTypeError, ["src0", "uint16", "supported"],
+    expect(DTypeError, ["src0", "uint16", "supported"],
             compare, [("A", "uint16", 128, np.zeros(128, np.uint16)),
                       ("B", "uint16", 128, np.zeros(128, np.uint16)), ("D", "uint8", 32)],
             [Ref("D"), Ref("A"), Ref("B"), C.EQ, 128])
-    _expect(ParamError, ["cmp_mode=9", "CMPMODE"],
+    expect(ParamError, ["cmp_mode=9", "CMPMODE"],
             compare, [("A", "float32", 128, f), ("B", "float32", 128, f), ("D", "uint8", 32)],
             [Ref("D"), Ref("A"), Ref("B"), 9, 128])
 
 
 def test_compare_dst_too_small_is_a_memcheck_finding():
     f = np.zeros(512, np.float32)
-    _expect(OutOfBoundsError, ["compare", "dst", "64 elements"],
+    expect(OutOfBoundsError, ["compare", "dst", "64 elements"],
             compare, [("A", "float32", 512, f), ("B", "float32", 512, f), ("D", "uint8", 32)],
             [Ref("D"), Ref("A"), Ref("B"), C.LT, 512])
 
 
 def test_compare_register_form_not_emulated():
     f = np.zeros(64, np.float32)
-    _expect(NotImplementedError, ["cmpMask register"],
+    expect(NotImplementedError, ["cmpMask register"],
             compare, [("A", "float32", 64, f), ("B", "float32", 64, f), ("D", "uint8", 32)],
             [Ref("A"), Ref("B"), C.LT, 64, asc.BinaryRepeatParams()])
-    _expect(NotImplementedError, ["cmpMask register"],
+    expect(NotImplementedError, ["cmpMask register"],
             compare, [("A", "float32", 64, f), ("B", "float32", 64, f), ("D", "uint8", 32)],
             [Ref("A"), Ref("B")], {"cmp_mode": C.LT, "mask": 64,
                                    "repeat_params": asc.BinaryRepeatParams()})
@@ -316,24 +250,24 @@ def test_select_rules():
     a, b, m = _sel_inputs("float32", 64)
     base = [("M", "uint8", 32, m[:32]), ("A", "float32", 64, a), ("B", "float32", 64, b),
             ("D", "float32", 64)]
-    _expect(ParamError, ["VSEL_TENSOR_SCALAR_MODE", "scalar src1", "LocalTensor"],
+    expect(ParamError, ["VSEL_TENSOR_SCALAR_MODE", "scalar src1", "LocalTensor"],
             select, base, [Ref("D"), Ref("M"), Ref("A"), Ref("B"), S.VSEL_TENSOR_SCALAR_MODE, 64])
-    _expect(ParamError, ["VSEL_CMPMASK_SPR", "LocalTensor src1", "float"],
+    expect(ParamError, ["VSEL_CMPMASK_SPR", "LocalTensor src1", "float"],
             select, base, [Ref("D"), Ref("M"), Ref("A"), 1.0, S.VSEL_CMPMASK_SPR, 64])
-    _expect(ParamError, ["count=-1", ">= 0"],
+    expect(ParamError, ["count=-1", ">= 0"],
             select, base, [Ref("D"), Ref("M"), Ref("A"), Ref("B"), S.VSEL_CMPMASK_SPR, -1])
-    _expect(ParamError, ["sel_mode=5", "SelMode"],
+    expect(ParamError, ["sel_mode=5", "SelMode"],
             select, base, [Ref("D"), Ref("M"), Ref("A"), Ref("B"), 5, 64])
-    _expect(DTypeError, ["sel_mask", "float32", "uint8"],
+    expect(DTypeError, ["sel_mask", "float32", "uint8"],
             select, base, [Ref("D"), Ref("A"), Ref("A"), Ref("B"), S.VSEL_CMPMASK_SPR, 64])
     i = np.zeros(64, np.int32)
-    _expect(DTypeError, ["dst", "int32", "float16, float32"],
+    expect(DTypeError, ["dst", "int32", "float16, float32"],
             select, [("M", "uint8", 32, m[:32]), ("A", "int32", 64, i), ("B", "int32", 64, i),
                      ("D", "int32", 64)],
             [Ref("D"), Ref("M"), Ref("A"), Ref("B"), S.VSEL_TENSOR_TENSOR_MODE, 64])
-    _expect(NotImplementedError, ["cmpMask register"],
+    expect(NotImplementedError, ["cmpMask register"],
             select, base, [Ref("D"), Ref("M"), Ref("A"), 1, asc.BinaryRepeatParams()])
-    _expect(NotImplementedError, ["cmpMask register"],
+    expect(NotImplementedError, ["cmpMask register"],
             select, base, [Ref("D"), Ref("A"), Ref("B")],
             {"repeat_times": 1, "repeat_params": asc.BinaryRepeatParams(),
              "sel_mode": S.VSEL_CMPMASK_SPR})
@@ -341,7 +275,7 @@ def test_select_rules():
 
 def test_select_short_sel_mask_is_a_memcheck_finding():
     a = np.zeros(512, np.float16)
-    _expect(OutOfBoundsError, ["select", "sel_mask", "64 elements"],
+    expect(OutOfBoundsError, ["select", "sel_mask", "64 elements"],
             select, [("M", "uint8", 32, np.zeros(32, np.uint8)), ("A", "float16", 512, a),
                      ("B", "float16", 512, a), ("D", "float16", 512)],
             [Ref("D"), Ref("M"), Ref("A"), Ref("B"), S.VSEL_TENSOR_TENSOR_MODE, 512])

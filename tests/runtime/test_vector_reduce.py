@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import ascendlab
 import ascendlab.asc as asc
 from ascendlab.errors import AlignmentError, DTypeError, OutOfBoundsError, ParamError, PositionError
 from ascendlab.runtime import vector as _vec
@@ -20,74 +19,9 @@ from ascendlab.runtime.vector_reduce import (
     whole_reduce_sum,
 )
 
-VEC = asc.TPosition.VECCALC
+from .vector_harness import Ref, expect, launch
+
 O = asc.ReduceOrder
-
-
-# ---- the harness (as in test_vector_cast) ---------------------------------------------------
-class Ref:
-    def __init__(self, name: str, off: int = 0) -> None:
-        self.name, self.off = name, off
-
-
-def _resolve(v, env):
-    if isinstance(v, Ref):
-        return env[v.name][v.off:] if v.off else env[v.name]
-    return v
-
-
-@asc.jit
-def harness(g0, g1, g2, g3, spec: asc.ConstExpr):
-    tensors, fn, args, kwargs, out, pre = spec
-    gms = (g0, g1, g2, g3)
-    env = {}
-    for name, dtype, pos, addr, size, slot in tensors:
-        t = asc.LocalTensor(dtype, pos, addr, size)
-        if slot >= 0:
-            gt = asc.GlobalTensor()
-            gt.set_global_buffer(gms[slot])
-            asc.data_copy(t, gt, size)
-        env[name] = t
-    for f in pre:
-        f()
-    fn(*[_resolve(a, env) for a in args], **{k: _resolve(v, env) for k, v in kwargs.items()})
-    name, size, slot = out
-    og = asc.GlobalTensor()
-    og.set_global_buffer(gms[slot])
-    asc.data_copy(og, env[name], size)
-
-
-def launch(fn, tensors, args, kwargs=None, out="D", pre=(), chip=None):
-    specs, gms, addr, out_spec = [], [], 0, None
-    for t in tensors:
-        name, dtype, size = t[:3]
-        init = t[3] if len(t) > 3 else None
-        pos = t[4] if len(t) > 4 else VEC
-        if name == out and init is None:
-            init = np.zeros(size, dtype)
-        slot = -1
-        if init is not None:
-            init = np.ascontiguousarray(init, dtype=dtype)
-            assert init.size == size and (size * init.itemsize) % 32 == 0
-            slot = len(gms)
-            gms.append(init.copy())
-        specs.append((name, dtype, pos, addr, size, slot))
-        if name == out:
-            out_spec = (name, size, slot)
-        addr += -(-size * np.dtype(dtype).itemsize // 32) * 32 + 64
-    while len(gms) < 4:
-        gms.append(np.zeros(8, np.float32))
-    spec = (tuple(specs), fn, tuple(args), dict(kwargs or {}), out_spec, tuple(pre))
-    run = ascendlab.launch(harness, 1, *gms, spec, chip=chip)
-    return gms[out_spec[2]], run
-
-
-def _expect(exc, words, *a, **k):
-    with pytest.raises(exc) as ei:
-        launch(*a, **k)
-    msg = str(ei.value)
-    for w in words:
-        assert w in msg, (w, msg)
 
 
 # ---- references ----------------------------------------------------------------------------
@@ -258,13 +192,13 @@ def test_reduce_max_work_buffer_minimum_from_docs():
     assert out[0] == 1 and out.view(np.uint16)[1] == 0
     (ev,) = run.events(op="reduce_max")
     assert ev.writes[1].nbytes == 176 * 2 and ev.writes[0].nbytes == 4
-    _expect(OutOfBoundsError, ["reduce_max", "shared_tmp_buffer", "documented minimum", "176"],
+    expect(OutOfBoundsError, ["reduce_max", "shared_tmp_buffer", "documented minimum", "176"],
             reduce_max, tensors(x, tmp_n=160), [Ref("D"), Ref("S"), Ref("T"), 128, 65, 8, True])
 
 
 def test_float16_index_limit():
     x = np.zeros(70016, np.float16)
-    _expect(ParamError, ["65535", "element 69999"],
+    expect(ParamError, ["65535", "element 69999"],
             reduce_max, tensors(x, tmp_n=2048), [Ref("D"), Ref("S"), Ref("T"), 70000, True])
 
 
@@ -363,29 +297,29 @@ def test_whole_reduce_min_float32_bit_mask_lane_index():
 # ---- rules -------------------------------------------------------------------------------------
 def test_dtype_rules():
     xi = np.zeros(64, np.int32)
-    _expect(DTypeError, ["reduce_sum", "int32", "supported: float16, float32"],
+    expect(DTypeError, ["reduce_sum", "int32", "supported: float16, float32"],
             reduce_sum, tensors(xi), [Ref("D"), Ref("S"), Ref("T"), 64])
     xf = np.zeros(64, np.float32)
-    _expect(DTypeError, ["shared_tmp_buffer", "float16 but dst is float32"],
+    expect(DTypeError, ["shared_tmp_buffer", "float16 but dst is float32"],
             reduce_max, tensors(xf, tmp_dtype="float16"), [Ref("D"), Ref("S"), Ref("T"), 64])
-    _expect(DTypeError, ["src", "float32 but dst is float16"],
+    expect(DTypeError, ["src", "float32 but dst is float16"],
             whole_reduce_sum, tensors(xf, dst_dtype="float16"),
             [Ref("D"), Ref("S"), 64, 1, 1, 1, 8])
 
 
 def test_dst_alignment_rules():
     x = np.ones(128, np.float16)
-    _expect(AlignmentError, ["reduce_max", "dst", "4 B aligned"],
+    expect(AlignmentError, ["reduce_max", "dst", "4 B aligned"],
             reduce_max, tensors(x), [Ref("D", 1), Ref("S"), Ref("T"), 128])
     out, _ = launch(reduce_sum, tensors(x), [Ref("D", 1), Ref("S"), Ref("T"), 128])
     assert out[1] == 128  # a sum's dst needs only 2 B alignment
-    _expect(AlignmentError, ["src", "32 B aligned"],
+    expect(AlignmentError, ["src", "32 B aligned"],
             reduce_sum, tensors(x), [Ref("D"), Ref("S", 8), Ref("T"), 64])
 
 
 def test_work_buffer_must_be_in_ub():
     x = np.ones(128, np.float16)
-    _expect(PositionError, ["shared_tmp_buffer", "A1"],
+    expect(PositionError, ["shared_tmp_buffer", "A1"],
             reduce_sum, [("S", "float16", 128, x), ("D", "float16", 16),
                          ("T", "float16", 256, None, asc.TPosition.A1)],
             [Ref("D"), Ref("S"), Ref("T"), 128], chip="Ascend310P3")
@@ -394,15 +328,15 @@ def test_work_buffer_must_be_in_ub():
 def test_parameter_rules():
     x = np.ones(128, np.float16)
     t = [("S", "float16", 128, x), ("D", "float16", 16)]
-    _expect(ParamError, ["repeat_time=256", "[0, 255]"],
+    expect(ParamError, ["repeat_time=256", "[0, 255]"],
             whole_reduce_sum, t, [Ref("D"), Ref("S"), 128, 256, 1, 1, 8])
-    _expect(ParamError, ["selects no lane"],
+    expect(ParamError, ["selects no lane"],
             whole_reduce_max, t, [Ref("D"), Ref("S"), [0, 0], 1, 1, 1, 8])
-    _expect(ParamError, ["mask=129", "[1, 128]"],
+    expect(ParamError, ["mask=129", "[1, 128]"],
             reduce_sum, tensors(x), [Ref("D"), Ref("S"), Ref("T"), 129, 1, 8])
-    _expect(ParamError, ["order=7", "ReduceOrder"],
+    expect(ParamError, ["order=7", "ReduceOrder"],
             whole_reduce_min, t, [Ref("D"), Ref("S"), 128, 1, 1, 1, 8, 7])
-    _expect(ParamError, ["count=-1"],
+    expect(ParamError, ["count=-1"],
             reduce_sum, tensors(x), [Ref("D"), Ref("S"), Ref("T"), -1])
     with pytest.raises(TypeError, match="shared_tmp_buffer, count"):
         launch(reduce_sum, tensors(x), [Ref("D"), Ref("S"), Ref("T")])
