@@ -353,3 +353,60 @@ def test_every_vector_op_has_a_cost_class_and_a_pyasc_name():
             assert callable(getattr(asc, name)), name
     assert set(vector.VECTOR_OPS.values()) <= {"elementwise", "transcendental", "reduce",
                                                "convert", "compare"}
+
+
+@pytest.mark.parametrize("name", sorted(vector.BINARY))
+def test_every_binary_op_in_the_repeat_form(name):
+    """A bit mask, a dst block stride of 2 and src repeat strides of 16: each op's values land
+    exactly on the lanes the reference computes, the rest of dst is untouched."""
+    params = (2, 1, 1, 16, 16, 16)
+    for dtname in sorted(vector.BINARY[name][1]):
+        dtype = DTYPES[dtname]
+        lanes_per_repeat = 256 // np.dtype(dtype).itemsize
+        bits = 0xF0F0_00FF_0000_0F01
+        mask = [bits, bits] if lanes_per_repeat == 128 else [bits]
+        lanes = [i for i in range(lanes_per_repeat) if (bits | (bits << 64)) >> i & 1]
+        x, y = (np.resize(a, 2048) for a in _inputs(dtype))
+        z0 = np.resize(_inputs(dtype, 2)[0], 2048)
+        z = z0.copy()
+        with np.errstate(over="ignore"):
+            ascendlab.launch(binop_repeat, 1, x, y, z, name, mask, 2, params)
+            want = _repeat_ref(z0, [x, y, z0], lambda a, b, d: NUMPY_BINARY[name](
+                np.array([a]), np.array([b]), np.array([d]))[0], lanes, 2,
+                [(2, 16), (1, 16), (1, 16), (2, 16)])
+        np.testing.assert_array_equal(z, want.astype(dtype), err_msg=f"{name} {dtname}")
+
+
+@asc.jit
+def unop_repeat(x: asc.GlobalAddress, z: asc.GlobalAddress, name: asc.ConstExpr,
+                mask: asc.ConstExpr, repeats: int, params: asc.ConstExpr):
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, 2048)
+    c = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 32768, 2048)
+    asc.data_copy(a, xg, 2048)
+    asc.data_copy(c, zg, 2048)
+    getattr(asc, name)(c, a, mask, repeats, asc.UnaryRepeatParams(*params))
+    asc.data_copy(zg, c, 2048)
+
+
+@pytest.mark.parametrize("name", sorted(vector.UNARY))
+def test_every_unary_op_in_the_repeat_form(name):
+    params = (1, 2, 8, 16)  # src block stride 2: reads every other 32 B block
+    for dtname in sorted(vector.UNARY[name][1]):
+        dtype = DTYPES[dtname]
+        x = np.resize(_inputs(dtype)[1] if name in ("ln", "sqrt", "rsqrt")
+                      else _inputs(dtype)[0], 2048)
+        z0 = np.zeros(2048, dtype)
+        z = z0.copy()
+        ascendlab.launch(unop_repeat, 1, x, z, name, 40, 3, params)
+        fn = NUMPY_UNARY[name]
+
+        def ref(v, fn=fn, dtype=dtype):
+            w = fn(np.array([v], np.float64 if np.dtype(dtype).kind == "f" else dtype))[0]
+            return np.asarray(w).astype(dtype)
+
+        want = _repeat_ref(z0, [x], ref, list(range(40)), 3, [(1, 8), (2, 16)])
+        np.testing.assert_array_equal(z, want, err_msg=f"{name} {dtname}")
