@@ -3,6 +3,8 @@
     import ascendlab.asc as asc          # pyasc's kernel API on the emulator
     kernel[8, asc.lib.runtime.current_stream()](x, y, z, n)
     run = ascendlab.last_run()           # the trace and outputs of that launch
+    run.cycles, run.time_us              # the cycle model's estimate
+    print(ascendlab.profile(run))        # pipe utilization, roofline, advisor
 """
 
 from __future__ import annotations
@@ -10,18 +12,24 @@ from __future__ import annotations
 from typing import Any
 
 from .runtime.chips import CHIPS, ChipSpec, get_chip
+from .runtime.cost import MODEL_VERSION
 from .runtime.launch import JITFunction, RunOptions, configure, last_run
+from .runtime.sanitizer import SanitizerReport, sanitize
 from .runtime.trace import Access, Event, Finding, Run, Sync
+from .tools.autotune import autotune
+from .tools.profile import profile
 
 __version__ = "0.1.0"
 
 
 def launch(kernel: JITFunction, block_num: int, *args: Any, chip: str | None = None,
-           strict: bool | None = None, auto_sync: bool | None = None, **kwargs: Any) -> Run:
+           strict: bool | None = None, auto_sync: bool | None = None,
+           sanitize: bool | None = None, **kwargs: Any) -> Run:
     """Launch `kernel` on `block_num` cores and return its Run.
 
-    chip/strict/auto_sync override the session defaults (ascendlab.configure) for this launch;
-    other keyword arguments go to the kernel.
+    chip/strict/auto_sync/sanitize override the session defaults (ascendlab.configure) for this
+    launch; other keyword arguments go to the kernel. sanitize=True runs the sanitizer after the
+    launch (see ascendlab.runtime.sanitizer).
     """
     if not isinstance(kernel, JITFunction):
         raise TypeError(f"launch: expected an @asc.jit kernel, got {type(kernel).__name__}")
@@ -29,10 +37,11 @@ def launch(kernel: JITFunction, block_num: int, *args: Any, chip: str | None = N
 
     from .runtime.launch import SESSION
 
-    changes = {k: v for k, v in (("chip", chip), ("strict", strict), ("auto_sync", auto_sync))
-               if v is not None}
+    changes = {k: v for k, v in (("chip", chip), ("strict", strict), ("auto_sync", auto_sync),
+                                 ("sanitize", sanitize)) if v is not None}
     return kernel.launch(block_num, args, kwargs, replace(SESSION.options, **changes))
 
 
-__all__ = ["CHIPS", "Access", "ChipSpec", "Event", "Finding", "Run", "RunOptions", "Sync",
-           "configure", "get_chip", "last_run", "launch"]
+__all__ = ["CHIPS", "MODEL_VERSION", "Access", "ChipSpec", "Event", "Finding", "Run",
+           "RunOptions", "SanitizerReport", "Sync", "autotune", "configure", "get_chip",
+           "last_run", "launch", "profile", "sanitize"]

@@ -1,7 +1,7 @@
 """The `ascendlab` command.
 
-    ascendlab pyasc [--strict] [--chip CHIP] SCRIPT [ARGS...]
-    ascendlab pyasc [--strict] [--chip CHIP] -m MODULE [ARGS...]    (e.g. -m pytest test_x.py)
+    ascendlab pyasc [--strict] [--sanitize] [--chip CHIP] SCRIPT [ARGS...]
+    ascendlab pyasc [--strict] [--sanitize] [--chip CHIP] -m MODULE [ARGS...]  (-m pytest t.py)
     ascendlab chips
 """
 
@@ -28,10 +28,14 @@ def _parser() -> argparse.ArgumentParser:
         description="Run a pyasc script (or `-m module`, e.g. `-m pytest tests.py`) with "
                     "`import asc` resolving to ascendlab and the Model backend meaning the "
                     "emulator. Memcheck findings are warnings unless --strict.",
-        usage="ascendlab pyasc [--strict] [--chip CHIP] (SCRIPT | -m MODULE) [ARGS...]")
+        usage="ascendlab pyasc [--strict] [--sanitize] [--chip CHIP] (SCRIPT | -m MODULE) "
+              "[ARGS...]")
     run.add_argument("--strict", action="store_true",
                      help="raise on memcheck findings (out of bounds, 32 B rounding) instead "
                           "of warning, as tutorials and the grader do")
+    run.add_argument("--sanitize", action="store_true",
+                     help="run the sanitizer (memcheck, initcheck, racecheck, synccheck) on "
+                          "every launch; findings are warnings, or raise with --strict")
     run.add_argument("--chip", default=None,
                      help="emulated chip when the script does not call set_platform "
                           "(default Ascend910B1; see `ascendlab chips`)")
@@ -53,6 +57,8 @@ def _cmd_pyasc(args: argparse.Namespace) -> int:
         print("ascendlab pyasc: give a SCRIPT or -m MODULE", file=sys.stderr)
         return 2
     changes: dict = {"strict": bool(args.strict)}
+    if args.sanitize:
+        changes["sanitize"] = True
     if args.chip:
         try:
             changes["chip"] = get_chip(args.chip).name

@@ -53,6 +53,11 @@ class SyncError(AscendlabError, RuntimeError):
     """Pipe synchronisation the hardware cannot execute (bad event ids, a PIPE_S barrier)."""
 
 
+class SanitizerError(AscendlabError, RuntimeError):
+    """The sanitizer found a memcheck/initcheck/racecheck/synccheck problem in a strict launch
+    (the message is the first finding; ascendlab.last_run().findings has them all)."""
+
+
 class CoreTypeError(AscendlabError, RuntimeError):
     """A cube instruction on a vector core or the reverse."""
 

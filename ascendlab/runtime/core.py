@@ -132,6 +132,10 @@ def finding(c: CoreState, message: str, frame: Any, exc: type[Exception] = OutOf
     warnings.warn(full, MemcheckWarning, stacklevel=3)
 
 
+# The barrier auto-sync inserts between dependent vector instructions (one shared edge).
+IMPLICIT_V_BARRIER = Sync("barrier", "V", "V", ("auto",), True)
+
+
 def check_vector_order(c: CoreState, reads: tuple, writes: tuple, frame: Any) -> None:
     """Insert the implicit PIPE_V barrier CANN's auto-sync would place before a vector
     instruction that touches bytes an earlier, not yet ordered vector instruction wrote (RAW,
@@ -159,8 +163,7 @@ def check_vector_order(c: CoreState, reads: tuple, writes: tuple, frame: Any) ->
                 if hit:
                     break
         if hit:
-            emit(c, "V", "pipe_barrier", (), (), 0, "", 0, frame,
-                 _new(Sync, ("barrier", "V", "V", ("auto",), True)))
+            emit(c, "V", "pipe_barrier", (), (), 0, "", 0, frame, IMPLICIT_V_BARRIER)
             pending.clear()
     for a in reads:
         pending.append((a.space, a.addr, a.end, False))

@@ -276,7 +276,8 @@ def data_copy_pad(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
             typed[:, left:left + blen // isz] = data
         else:
             gm_blocks[...] = _blocks(ubuf, ui, n, blen, ub_stride)
-    ub_acc = access("UB", uaddr, ub_block, uname, n, ub_stride)
+    # GM->UB writes whole padded blocks; UB->GM reads only block_len bytes of each
+    ub_acc = access("UB", uaddr, ub_block if ds == "UB" else blen, uname, n, ub_stride)
     gm_acc = access("GM", gaddr, blen, gname, n, gm_stride)
     reads, writes = ((gm_acc,), (ub_acc,)) if ds == "UB" else ((ub_acc,), (gm_acc,))
     emit(c, pipe, "data_copy_pad", reads, writes, n * blen // isz, dst.dtype.name, n, frame,

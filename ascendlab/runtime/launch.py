@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import KernelSyntaxError, LaunchError
+from ..errors import KernelSyntaxError, LaunchError, SanitizerError
 from . import core as _core
 from .chips import DEFAULT_CHIP, get_chip
 from .core import CoreState, LaunchState
@@ -49,10 +49,13 @@ class RunOptions:
     chip: str = DEFAULT_CHIP  # an emulated chip name (see chips.CHIPS)
     strict: bool = True  # memcheck findings raise (True) or are recorded and warned (False)
     auto_sync: bool = True  # insert CANN's implicit PIPE_V barriers between dependent vector ops
+    # run the sanitizer (runtime/sanitizer.py) on the trace after the launch; its findings join
+    # Run.findings, and in strict mode the first one raises SanitizerError
+    sanitize: bool = False
 
     def __post_init__(self) -> None:
         get_chip(self.chip)
-        for name in ("strict", "auto_sync"):
+        for name in ("strict", "auto_sync", "sanitize"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"RunOptions.{name} must be a bool, got "
                                  f"{getattr(self, name)!r}")
@@ -70,7 +73,8 @@ SESSION = _Session()
 
 
 def configure(**changes: Any) -> RunOptions:
-    """Change the session's default RunOptions (chip, strict, auto_sync); returns the new ones."""
+    """Change the session's default RunOptions (chip, strict, auto_sync, sanitize); returns the
+    new ones."""
     SESSION.options = replace(SESSION.options, **changes)
     return SESSION.options
 
@@ -325,7 +329,7 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
               outputs={}, scalars=scalars,
               findings=launch.findings,
               options={"strict": run_opts.strict, "auto_sync": run_opts.auto_sync,
-                       "kernel_options": dict(opts)})
+                       "sanitize": run_opts.sanitize, "kernel_options": dict(opts)})
     SESSION.last_run = run
 
     def one_core(idx: int) -> None:
@@ -345,6 +349,9 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
         run.error = f"{type(exc).__name__}: {exc}"
         run.wall_time_s = time.perf_counter() - t0
         run.outputs = {n: a.array() for n, a in allocs.items()}
+        if run_opts.sanitize and isinstance(exc, Exception) and not isinstance(
+                exc, KernelSyntaxError):
+            _sanitize_partial(run)
         if isinstance(exc, KernelSyntaxError):
             raise exc.with_traceback(None) from None
         raise
@@ -354,7 +361,28 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
     run.wall_time_s = time.perf_counter() - t0
     run.outputs = {n: a.array() for n, a in allocs.items()}
     _copy_back(args, kwargs, kernel, allocs)
+    if run_opts.sanitize:
+        from .sanitizer import sanitize
+
+        found = sanitize(run)
+        run.findings.extend(found)
+        if found and run_opts.strict:
+            raise SanitizerError(found[0].message)
+        for f in found:  # non-strict (ascendlab pyasc --sanitize): shown like memcheck's
+            warnings.warn(f.message, _core.MemcheckWarning, stacklevel=4)
     return run
+
+
+def _sanitize_partial(run: Run) -> None:
+    """Add the sanitizer's findings on the partial trace of a launch that raised (races and
+    uninitialised reads up to the failure; no end-of-kernel checks). Never masks the error."""
+    from .sanitizer import sanitize
+
+    try:
+        run.findings.extend(sanitize(run, complete=False))
+    except Exception as e:  # noqa: BLE001 - the kernel's own exception is the one to see
+        warnings.warn(f"sanitizer failed on the partial trace: {type(e).__name__}: {e}",
+                      stacklevel=3)
 
 
 def _copy_back(args: tuple, kwargs: dict, kernel: JITFunction, allocs: dict) -> None:

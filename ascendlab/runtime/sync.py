@@ -20,6 +20,9 @@ from .trace import Sync
 _getframe = sys._getframe
 _new = tuple.__new__
 
+# Shared immutable Sync edges (and their Event args), built once per flag / pipe.
+_EDGES: dict[tuple, tuple[Sync, tuple]] = {}
+
 # Pipes each core type owns on separated chips (ADK SetFlag-WaitFlag legal pairs on 910B).
 _AIV_PIPES = frozenset({"S", "V", "MTE2", "MTE3"})
 _AIC_PIPES = frozenset({"S", "M", "MTE1", "MTE2", "MTE3", "FIX"})
@@ -49,8 +52,12 @@ def _flag(op: str, kind: str, event: Any, event_id: Any) -> None:
                             f"{src if src not in own else dst} pipe; legal pipes here: "
                             f"{', '.join(sorted(own))} {_core.where(c, frame)}")
     pipe = src if kind == "set" else dst
-    emit(c, pipe, op, (), (), 0, "", 0, frame, _new(Sync, (kind, src, dst, ("flag", eid), False)),
-         (("event", ev.name), ("event_id", eid)))
+    key = (kind, int(ev), eid)
+    edge = _EDGES.get(key)
+    if edge is None:  # one Sync and args tuple per flag: readers may key on their identity
+        edge = _EDGES[key] = (_new(Sync, (kind, src, dst, ("flag", eid), False)),
+                              (("event", ev.name), ("event_id", eid)))
+    emit(c, pipe, op, (), (), 0, "", 0, frame, edge[0], edge[1])
     if kind == "wait" and dst == "V":
         c.v_pending.clear()  # a wait on V orders earlier vector work (core.check_vector_order)
 
@@ -80,8 +87,11 @@ def pipe_barrier(pipe: Any) -> None:
     name = pid.pipe
     if name not in ("ALL", "V", "M", "MTE1", "MTE2", "MTE3", "FIX"):
         raise NotImplementedError(f"pipe_barrier({pid.name}) is not emulated")
-    emit(c, "S" if name == "ALL" else name, "pipe_barrier", (), (), 0, "", 0, frame,
-         _new(Sync, ("barrier", name, name, ("barrier",), False)), (("pipe", pid.name),))
+    edge = _EDGES.get(("barrier", name))
+    if edge is None:
+        edge = _EDGES[("barrier", name)] = (_new(Sync, ("barrier", name, name, ("barrier",),
+                                                        False)), (("pipe", pid.name),))
+    emit(c, "S" if name == "ALL" else name, "pipe_barrier", (), (), 0, "", 0, frame, *edge)
     if name in ("ALL", "V"):
         c.v_pending.clear()
 
@@ -92,10 +102,12 @@ def sync_all(*args: Any, **kwargs: Any) -> None:
     sync_all(gm_workspace, ub_workspace, used_cores=0)."""
     frame = _getframe(1)
     c = _core.core()
-    emit(c, "S", "sync_all", (), (), 0, "", 0, frame,
-         _new(Sync, ("sync_all", "ALL", "ALL", ("sync_all",), False)))
+    emit(c, "S", "sync_all", (), (), 0, "", 0, frame, _SYNC_ALL)
     c.v_pending.clear()
     c.launch.scheduler.barrier(c)
+
+
+_SYNC_ALL = Sync("sync_all", "ALL", "ALL", ("sync_all",), False)
 
 
 def get_block_idx() -> int:

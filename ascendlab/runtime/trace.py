@@ -121,6 +121,60 @@ class Run:
     options: dict[str, Any] = field(default_factory=dict)
     wall_time_s: float = 0.0
     error: str | None = None  # "ExcType: message" when the kernel raised; the trace is partial
+    _cost: Any = field(default=None, repr=False, compare=False)
+
+    # ---- the cycle model's view (computed from the trace on first use, then cached) ----------
+    @property
+    def cost(self) -> Any:
+        """The cycle model's CostResult for this Run (ascendlab.runtime.cost)."""
+        if self._cost is None:
+            from .cost import simulate
+
+            self._cost = simulate(self)
+        return self._cost
+
+    @property
+    def cycles(self) -> int:
+        """Modelled kernel cycles: the span of the slowest core (waves included)."""
+        return self.cost.cycles
+
+    @property
+    def time_us(self) -> float:
+        """Modelled microseconds of the launch: kernel cycles at the chip clock + launch
+        overhead."""
+        return self.cost.time_us
+
+    @property
+    def pipe_busy(self) -> dict[str, int]:
+        """Pipe -> busy cycles (mean over the cores that ran), like msprof PipeUtilization."""
+        return self.cost.pipe_busy
+
+    @property
+    def bytes_moved(self) -> dict[str, int]:
+        """Route ("GM->UB", "L1->L0A", "L0C->GM", ...) -> bytes."""
+        return self.cost.bytes_moved
+
+    @property
+    def flops(self) -> int:
+        """Floating/integer operations: 2 per multiply-add, 1 per other vector lane op."""
+        return self.cost.flops
+
+    @property
+    def bound_cycles(self) -> int:
+        """The roofline bound of this kernel on this chip (memory, vector or cube)."""
+        return self.cost.bound_cycles
+
+    @property
+    def efficiency(self) -> float:
+        """bound_cycles / cycles: 1.0 is the roofline."""
+        return self.cost.efficiency
+
+    def to_chrome_trace(self, path: Any = None) -> dict:
+        """The modelled timeline as Chrome trace-event JSON (Perfetto, chrome://tracing): one
+        track per core x pipe. Written to `path` when given; returned either way."""
+        from ..tools.chrome_trace import chrome_trace
+
+        return chrome_trace(self, path)
 
     def events(self, core: int | None = None, pipe: str | None = None,
                op: str | None = None) -> list[Event]:

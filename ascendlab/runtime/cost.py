@@ -1,0 +1,556 @@
+"""The cycle model: a deterministic, documented estimate of how long a Run takes on its chip.
+
+It reads only the trace (trace.py), the chip's numbers (chips.py) and the matched sync edges
+(the matching rule of deps.py). DESIGN.md decision 3:
+
+* Each pipe (MTE1, MTE2, MTE3, V, M, FIX, S) executes its instructions in program order. An
+  instruction occupies its pipe for `setup + work / throughput` cycles; its result is ready
+  `latency` cycles later. The next instruction of the same pipe may start once the previous
+  one stops occupying the pipe (pipelined); a `pipe_barrier` makes it wait for the previous
+  results instead (the implicit auto-sync PIPE_V barriers are in the trace, so they count).
+* The scalar unit dispatches every instruction in program order (COST.dispatch cycles; TPipe/
+  TQue calls cost COST.framework) and runs the S-pipe work itself (scalar GM access ...).
+* Overlap between pipes comes only from the sync edges of the trace: a set fires when every
+  earlier instruction of its pipe is done; the matching wait (deps.match_syncs) holds its pipe
+  until then. TQue enque/deque and free/alloc are such edges; double buffering overlaps
+  because its edges allow it, never because of a special case. A pipe blocked on a set that
+  comes later in program order queues its following instructions until the set fires.
+* GM traffic of a core (MTE2 reads, MTE3 and FIX writes) goes through one port per core whose
+  rate is the chip's per-core rate, capped by the HBM bandwidth shared among the active cores
+  (ADK perf guide: MTE2 and MTE3 share GM bandwidth). The port serves each transfer in the
+  first idle gap at or after the transfer is ready.
+* Cores run in parallel (blocks beyond the physical core count run in waves, in block order);
+  sync_all holds every core until the last arrives. `cycles` is the kernel's span; `time_us`
+  adds the launch overhead.
+
+Every parameter of COST carries its source or the word ASSUMPTION. Changing any of them (or
+the rules above) changes MODEL_VERSION and tests/runtime/golden_cycles.json.
+"""
+
+from __future__ import annotations
+
+import gc
+from bisect import bisect_right
+from collections import deque
+from dataclasses import dataclass, field
+from heapq import heappop, heappush
+from itertools import accumulate
+from typing import Any
+
+from .chips import ChipSpec
+from .trace import Event
+
+MODEL_VERSION = "1.0"
+
+PIPES = ("MTE2", "MTE1", "M", "FIX", "V", "MTE3", "S")
+# TPipe/TQue calls: scalar bookkeeping (COST.framework) plus, for queues, a sync edge
+FRAMEWORK_OPS = frozenset({"init_buffer", "alloc_tensor", "enque", "deque", "free_tensor"})
+DMA_OPS = frozenset({"data_copy", "data_copy_pad", "load_data", "fixpipe"})
+FMA_OPS = frozenset({"fused_mul_add", "fused_mul_add_relu", "mul_add_dst", "axpy"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class CostTable:
+    """The model's cycle parameters (chip-independent; rates come from ChipSpec)."""
+
+    dispatch: int = 1  # ASSUMPTION: scalar cycles to issue one instruction to a pipe queue
+    framework: int = 8  # ASSUMPTION: scalar bookkeeping of a TQue/TPipe call (alloc, enque...)
+    scalar_local: int = 2  # ASSUMPTION: scalar get/set_value on UB
+    scalar_gm: int = 270  # TL msopprof simulator CSV (910B): scalar GM store ~260-290 cycles
+    dma_setup: int = 30  # ASSUMPTION: cycles a DMA instruction occupies its pipe before data
+    dma_block: int = 2  # ASSUMPTION: extra occupancy per further burst of a strided DMA
+    dma_latency: int = 150  # ASSUMPTION: first-byte latency of GM <-> local transfers
+    local_dma_latency: int = 20  # ASSUMPTION: latency of on-chip moves (UB->UB, L1->L0)
+    fix_setup: int = 20  # ASSUMPTION: extra setup of a FixPipe move (NZ->ND, quantisation)
+    vector_setup: int = 8  # ASSUMPTION: issue cycles of a vector instruction
+    vector_latency: int = 16  # ASSUMPTION: vector pipeline depth
+    # cycles per 256 B repeat, by cost class of vector.VECTOR_OPS; 1 = the full rate of 256 B
+    # per cycle (ChipSpec.vector_bytes_per_cycle, DER from the 11.06 TOPS fp32 peak)
+    vector_repeat: tuple[tuple[str, float], ...] = (
+        ("elementwise", 1.0),
+        ("compare", 1.0),
+        ("convert", 1.0),
+        ("transcendental", 2.0),  # ASSUMPTION: exp/ln/sqrt/rsqrt/reciprocal at half rate
+        ("reduce", 2.0),  # ASSUMPTION: the in-repeat tree at half rate
+    )
+    cube_setup: int = 8  # ASSUMPTION
+    cube_latency: int = 32  # ASSUMPTION
+    sync: int = 1  # ASSUMPTION: set_flag / wait_flag / pipe_barrier occupy their pipe 1 cycle
+
+
+COST = CostTable()
+
+
+@dataclass
+class CostResult:
+    """The model's answer for one Run (times in cycles of the chip's AI Core clock)."""
+
+    model_version: str
+    chip: ChipSpec
+    start: list[float]  # per trace event: when it starts on its pipe
+    end: list[float]  # per trace event: when its result is ready
+    occupied: list[float]  # per trace event: cycles it occupies its pipe
+    core_cycles: dict[int, float]  # core -> its span
+    cycles: int  # the kernel's span: the slowest core, waves included
+    time_us: float  # cycles at the chip clock + launch overhead
+    launch_overhead_us: float
+    pipe_busy: dict[str, int]  # pipe -> busy cycles, mean over the cores that ran
+    per_core_busy: dict[int, dict[str, float]]
+    bytes_moved: dict[str, int]  # "GM->UB" ... -> bytes
+    gm_bytes: int
+    flops: int
+    memory_cycles: float  # GM bytes at the port rates of the active cores
+    vector_cycles: float  # vector repeats at the model's rates, spread over the active cores
+    cube_cycles: float  # cube fractal steps at the cube rate, spread over the active cores
+    bound_cycles: int  # roofline: the largest of the three
+    bound: str  # "memory" | "vector" | "cube"
+    active_cores: int
+    serial_cycles: int  # every instruction of every core one after another: an upper bound
+    deadlocked: list[int] = field(default_factory=list)  # waits never satisfied (trace indices)
+
+    @property
+    def efficiency(self) -> float:
+        """bound_cycles / cycles (1.0 = at the roofline)."""
+        return self.bound_cycles / self.cycles if self.cycles else 1.0
+
+    def utilization(self, pipe: str) -> float:
+        """Busy share of `pipe` over the kernel's span (mean over cores)."""
+        return self.pipe_busy.get(pipe, 0) / self.cycles if self.cycles else 0.0
+
+
+# Event kinds for the scheduler.
+_PLAIN, _WAIT, _SET, _BARRIER, _BARRIER_ALL, _SYNC_ALL = range(6)
+_PIPE_IX = {p: k for k, p in enumerate(PIPES)}
+_S = _PIPE_IX["S"]
+_NP = len(PIPES)
+_KIND = {"wait": _WAIT, "set": _SET, "sync_all": _SYNC_ALL}
+
+
+def simulate(run: Any, table: CostTable = COST) -> CostResult:
+    """Schedule `run`'s trace on its chip (see the module docstring)."""
+    gc_was_on = gc.isenabled()
+    gc.disable()  # many small temporaries and no cycles: cyclic GC would only slow this down
+    try:
+        return _simulate(run, table)
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+def _simulate(run: Any, table: CostTable) -> CostResult:
+    from .vector import VECTOR_OPS  # instruction -> cost class
+
+    chip: ChipSpec = run.chip
+    trace: list[Event] = run.trace
+    n = len(trace)
+    physical = chip.aiv_cores if run.core_kind == "aiv" else chip.aic_cores
+    active = max(1, min(run.block_num, physical))
+    hbm_bpc = chip.hbm_gbps * 1e9 / (chip.clock_mhz * 1e6)  # whole chip, bytes per cycle
+    rd_rate = min(chip.gm_read_bytes_per_cycle, hbm_bpc / active)
+    wr_rate = min(chip.gm_write_bytes_per_cycle, hbm_bpc / active)
+    vec_rate = dict(table.vector_repeat)
+
+    # ---- one pass: what each event costs where -------------------------------------------
+    kind = [_PLAIN] * n
+    pipe = [0] * n
+    cost = [0.0] * n  # scalar-unit cycles: dispatch, or the S-pipe work itself
+    occ = [0.0] * n  # cycles the instruction occupies its pipe
+    lat = [0.0] * n  # cycles from leaving the pipe to the result being ready
+    port = [0.0] * n  # cycles it occupies its core's GM port
+    by_core: dict[int, list[int]] = {}
+    bytes_moved: dict[str, int] = {}
+    gm_read = gm_write = flops = 0
+    vec_work = cube_work = 0.0
+    dma_cache: dict[tuple, tuple[float, float, float]] = {}
+    dispatch = table.dispatch
+    pipe_ix = _PIPE_IX
+    # Sync and framework events: the runtime shares one Sync object per flag / queue slot, so
+    # memoise their (kind, occupancy, scalar cost, flag id) by the Sync's identity (or op name)
+    edge_memo: dict[Any, tuple[int, float, float, int]] = {}
+    flag_ids: dict[tuple, int] = {}  # (src, dst, key) -> small int: one FIFO per flag
+    fid = [-1] * n
+    # each core's events in program order: runs of the trace (one run per core when cores ran
+    # one after the other; several when they met at sync_all)
+    cores_of = [e[0] for e in trace]
+    run_start = 0
+    for k in range(1, n + 1):
+        if k == n or cores_of[k] != cores_of[run_start]:
+            by_core.setdefault(cores_of[run_start], []).extend(range(run_start, k))
+            run_start = k
+    i = -1
+    for _core, pname, op, reads, writes, count, _dt, repeats, _f, _l, s, args in trace:
+        i += 1
+        if s is not None or op in FRAMEWORK_OPS:
+            memo_key = id(s) if s is not None else op + pname
+            got = edge_memo.get(memo_key)
+            if got is None:
+                k, o, c = _edge_cost(op, pname, s, table)
+                f = flag_ids.setdefault(s[1:4], len(flag_ids)) if k in (_WAIT, _SET) else -1
+                got = edge_memo[memo_key] = (k, o, c, f)
+            kind[i], occ[i], cost[i], fid[i] = got
+            pipe[i] = pipe_ix[pname]
+            continue
+        pk = pipe[i] = pipe_ix[pname]
+        if op in DMA_OPS:
+            src = reads[0].space if reads else "?"
+            dst = writes[0].space if writes else "?"
+            moved = writes[0].total_bytes if writes else 0
+            key = (src, dst, moved, repeats)
+            got = dma_cache.get(key)
+            if got is None:
+                got = dma_cache[key] = _dma_cost(table, chip, src, dst, moved, repeats,
+                                                 rd_rate, wr_rate)
+            occ[i], lat[i], port[i] = got
+            route = f"{src}->{dst}"
+            bytes_moved[route] = bytes_moved.get(route, 0) + moved
+            if src == "GM":
+                gm_read += moved
+            elif dst == "GM":
+                gm_write += moved
+        elif op == "mmad":
+            steps = repeats / dict(args).get("rate", 1.0)  # 16x16x16 fp16 steps per cycle
+            occ[i] = table.cube_setup + steps
+            lat[i] = table.cube_latency
+            cube_work += steps
+            flops += 2 * count
+        elif op == "get_value" or op == "set_value":
+            gm = (reads or writes)[0].space == "GM"
+            occ[i] = table.scalar_gm if gm else table.scalar_local
+        else:
+            klass = VECTOR_OPS.get(op)
+            if klass is not None:
+                work = repeats * vec_rate.get(klass, 1.0)
+                occ[i] = table.vector_setup + work
+                lat[i] = table.vector_latency
+                vec_work += work
+                if op in FMA_OPS:
+                    flops += 2 * count
+                elif klass != "convert" and op != "duplicate":
+                    flops += count
+        cost[i] = occ[i] if pk == _S else dispatch
+
+    # ---- schedule -----------------------------------------------------------------------------
+    # The n-th wait on a flag consumes the n-th set of it on that core (deps.match_syncs):
+    # sets fire in order on their pipe, waits consume in order on theirs, so each core keeps a
+    # FIFO of fired times per flag.
+    start = [0.0] * n
+    end = [0.0] * n
+    arrays = (kind, pipe, cost, occ, lat, port, fid, start, end)
+    issue: dict[int, float] = {}
+    sims = {c: _CoreSim(order, arrays, issue) for c, order in by_core.items()}
+    gens = {c: sim.run() for c, sim in sims.items()}
+    arrival = {c: next(g, None) for c, g in gens.items()}
+    while any(a is not None for a in arrival.values()):  # cores meet at each sync_all
+        met = max(a for a in arrival.values() if a is not None)
+        arrival = {c: (g.send(met) if arrival[c] is not None else None)
+                   for c, g in gens.items()}
+    core_end = {c: sim.span() for c, sim in sims.items()}
+    # waves: block b runs on physical core b % active, after the blocks before it there
+    slots = [0.0] * active
+    for core in sorted(core_end):
+        slots[core % active] += core_end[core]
+    cycles = int(round(max(slots)))
+    serial = sum(cost) + sum(occ) + sum(lat)  # S work counted twice: still an upper bound
+    busy = {c: dict(zip(PIPES, sim.busy)) for c, sim in sims.items()}
+    ran = max(1, len(busy))
+    pipe_busy = {p: int(round(sum(b[p] for b in busy.values()) / ran)) for p in PIPES}
+    memory = gm_read / (rd_rate * active) + gm_write / (wr_rate * active)
+    vector = vec_work / active
+    cube = cube_work / active
+    bound_name, bound = max((("memory", memory), ("vector", vector), ("cube", cube)),
+                            key=lambda kv: kv[1])
+    return CostResult(
+        model_version=MODEL_VERSION, chip=chip, start=start, end=end, occupied=occ,
+        core_cycles=core_end, cycles=cycles,
+        time_us=cycles / chip.clock_mhz + chip.launch_overhead_us,
+        launch_overhead_us=chip.launch_overhead_us, pipe_busy=pipe_busy,
+        per_core_busy=busy, bytes_moved=bytes_moved, gm_bytes=gm_read + gm_write, flops=flops,
+        memory_cycles=memory, vector_cycles=vector, cube_cycles=cube,
+        bound_cycles=int(bound), bound=bound_name, active_cores=active,
+        serial_cycles=int(round(serial)),
+        deadlocked=sorted(i for sim in sims.values() for i in sim.stuck))
+
+
+def _edge_cost(op: str, pname: str, s: Any, table: CostTable) -> tuple[int, float, float]:
+    """(scheduler kind, pipe occupancy, scalar-unit cycles) of a sync or framework event."""
+    if s is None:
+        kind = _PLAIN
+    else:
+        kind = _KIND.get(s.kind) or (_BARRIER_ALL if s.src == "ALL" else _BARRIER)
+    occ = float(table.sync) if op in ("set_flag", "wait_flag", "pipe_barrier") else 0.0
+    if op in FRAMEWORK_OPS:
+        scalar = table.framework
+    elif pname == "S" or s is not None and pname == "S":
+        scalar = table.sync
+    else:
+        scalar = table.sync if pname == "S" else table.dispatch
+    return kind, occ, float(scalar)
+
+
+def _dma_cost(table: CostTable, chip: ChipSpec, src: str, dst: str, nbytes: int, blocks: int,
+              rd_rate: float, wr_rate: float) -> tuple[float, float, float]:
+    """(pipe occupancy, latency, GM port occupancy) of one DMA instruction."""
+    setup = table.dma_setup + table.dma_block * max(0, blocks - 1)
+    if src == "GM":
+        t = nbytes / rd_rate
+        return setup + t, table.dma_latency, t
+    if dst == "GM":
+        t = nbytes / wr_rate
+        extra = table.fix_setup if src == "L0C" else 0
+        return setup + extra + t, table.dma_latency, t
+    if dst == "L0A":
+        return setup + nbytes / chip.l1_to_l0a_bytes_per_cycle, table.local_dma_latency, 0.0
+    if dst == "L0B":
+        return setup + nbytes / chip.l1_to_l0b_bytes_per_cycle, table.local_dma_latency, 0.0
+    # UB->UB on the vector pipe, UB<->L1 on coupled chips: at the vector rate
+    return setup + nbytes / chip.vector_bytes_per_cycle, table.local_dma_latency, 0.0
+
+
+class _Port:
+    """A core's GM port: busy intervals; a transfer takes the first idle gap after it is
+    ready. Intervals no future transfer can reach are dropped (see prune)."""
+
+    __slots__ = ("starts", "ends")
+
+    def __init__(self) -> None:
+        self.starts: list[float] = []
+        self.ends: list[float] = []
+
+    def reserve(self, t: float, d: float) -> float:
+        starts, ends = self.starts, self.ends
+        k = bisect_right(ends, t)
+        n = len(starts)
+        while k < n and t + d > starts[k]:
+            if ends[k] > t:
+                t = ends[k]
+            k += 1
+        if k > 0 and ends[k - 1] == t:  # touches the interval before: extend it
+            ends[k - 1] = t + d
+            if k < n and starts[k] == t + d:
+                ends[k - 1] = ends[k]
+                del starts[k], ends[k]
+        elif k < n and starts[k] == t + d:
+            starts[k] = t
+        else:
+            starts.insert(k, t)
+            ends.insert(k, t + d)
+        return t
+
+    def prune(self, horizon: float) -> None:
+        """Drop intervals ending before `horizon`, the earliest start any future transfer
+        can have: they can no longer constrain anything."""
+        k = bisect_right(self.ends, horizon)
+        if k:
+            del self.starts[:k], self.ends[:k]
+
+
+class _CoreSim:
+    """One core: the scalar unit dispatches in program order; each pipe executes its queue in
+    order; among the pipes, the head instruction that is ready first runs first, so the GM port
+    serves transfers in the order they become ready. Zero-cost instructions (queue and flag
+    edges) run as soon as they are ready without going through that ordering."""
+
+    def __init__(self, order: list[int], arrays: tuple, issue: dict[int, float]) -> None:
+        self.order = order
+        self.arrays = arrays
+        self.issue = issue
+        self.done = [0.0] * _NP
+        self.busy = [0.0] * _NP
+        self.t_s = 0.0
+        self.stuck: list[int] = []
+
+    def span(self) -> float:
+        return max(self.t_s, *self.done)
+
+    def _segments(self, pipe: list[int], cost: list[float]) -> Any:
+        """The program as (non-S indices, their dispatch costs, their indices per pipe, the S
+        instruction that ends the run or -1) tuples."""
+        idx: list[int] = []
+        costs: list[float] = []
+        per: dict[int, list[int]] = {}
+        for i in self.order:
+            pk = pipe[i]
+            if pk == _S:
+                yield idx, costs, per, i
+                idx, costs, per = [], [], {}
+                continue
+            idx.append(i)
+            costs.append(cost[i])
+            lst = per.get(pk)
+            if lst is None:
+                lst = per[pk] = []
+            lst.append(i)
+        yield idx, costs, per, -1
+
+    def run(self) -> Any:  # noqa: C901 - one tight loop on purpose: it is the model's hot path
+        """Walk the program; yields the arrival time at each sync_all and resumes at the time
+        all cores met."""
+        kind, pipe, cost, occ, lat, port, fid, start, end = self.arrays
+        issue = self.issue
+        done = self.done
+        busy = self.busy
+        occ_until = [0.0] * _NP
+        queues: list[list[int]] = [[] for _ in PIPES]
+        heads = [0] * _NP
+        queued = [False] * _NP  # the pipe's head is on the heap
+        fifo: dict[int, deque[float]] = {}  # flag -> fired times not consumed yet
+        waiters: dict[int, list[int]] = {}  # flag -> pipes whose head waits on it
+        heap: list[tuple[float, int]] = []
+        gm = _Port()
+        reserve = gm.reserve
+
+        def fire(f: int, t: float, work: list[int]) -> None:
+            q = fifo.get(f)
+            if q is None:
+                q = fifo[f] = deque()
+            q.append(t)
+            got = waiters.pop(f, None)
+            if got:
+                work.extend(got)
+
+        def settle(work: list[int]) -> None:
+            """Advance each pipe in `work` through its ready zero-cost head instructions,
+            then queue its first costed ready head on the heap."""
+            while work:
+                pk = work.pop()
+                if queued[pk]:
+                    continue
+                q = queues[pk]
+                h = heads[pk]
+                nq = len(q)
+                while h < nq:
+                    i = q[h]
+                    t = issue[i]
+                    u = occ_until[pk]
+                    if u > t:
+                        t = u
+                    k = kind[i]
+                    if k == _WAIT:
+                        ready = fifo.get(fid[i])
+                        if not ready:
+                            waiters.setdefault(fid[i], []).append(pk)
+                            break
+                        if ready[0] > t:
+                            t = ready[0]
+                    elif k == _BARRIER:
+                        d = done[pk]
+                        if d > t:
+                            t = d
+                    if occ[i] or port[i]:
+                        heappush(heap, (t, pk))
+                        queued[pk] = True
+                        break
+                    start[i] = end[i] = t
+                    occ_until[pk] = t
+                    if k == _WAIT:
+                        ready.popleft()
+                    elif k == _SET:  # fire the flag (inline of fire(): this is the hot path)
+                        d = done[pk]
+                        f = fid[i]
+                        fq = fifo.get(f)
+                        if fq is None:
+                            fq = fifo[f] = deque()
+                        fq.append(t if t > d else d)
+                        got = waiters.pop(f, None)
+                        if got:
+                            work.extend(got)
+                    if t > done[pk]:
+                        done[pk] = t
+                    h += 1
+                heads[pk] = h
+
+        def drain(wanted: int = -1, before: float = -1.0) -> None:
+            """Run the costed heads in order of readiness: all of them, or until flag `wanted`
+            has a fired set, or while they are ready no later than `before` (when >= 0)."""
+            work: list[int] = []
+            while heap:
+                if wanted >= 0 and fifo.get(wanted):
+                    return
+                if before >= 0 and heap[0][0] > before:
+                    return
+                t, pk = heappop(heap)
+                queued[pk] = False
+                i = queues[pk][heads[pk]]
+                k = kind[i]
+                if k == _WAIT:
+                    fifo[fid[i]].popleft()
+                elif k == _SET:
+                    d = done[pk]
+                    fire(fid[i], t if t > d else d, work)
+                o = occ[i]
+                pt = port[i]
+                if pt:
+                    t = reserve(t, pt)
+                    if len(gm.starts) > 32:
+                        gm.prune(min(occ_until[0], occ_until[3], occ_until[5]))
+                start[i] = t
+                t += o
+                occ_until[pk] = t
+                t += lat[i]
+                end[i] = t
+                if t > done[pk]:
+                    done[pk] = t
+                busy[pk] += o
+                heads[pk] += 1
+                work.append(pk)
+                settle(work)
+
+        t_s = 0.0
+        for seg_idx, seg_cost, seg_pipes, i in self._segments(pipe, cost):
+            if seg_idx:  # dispatch a run of non-S instructions: issue times are a prefix sum
+                times = list(accumulate(seg_cost, initial=t_s))[1:]
+                t_s = times[-1]
+                issue.update(zip(seg_idx, times))
+                busy[_S] += sum(seg_cost)
+                work = []
+                for pk, ids in seg_pipes.items():
+                    q = queues[pk]
+                    if heads[pk] == len(q) and not queued[pk]:  # the pipe was idle
+                        work.append(pk)
+                    q.extend(ids)
+                settle(work)
+            if i < 0:
+                break
+            k = kind[i]
+            t = t_s
+            if k == _WAIT:
+                f = fid[i]
+                if not fifo.get(f):
+                    drain(wanted=f)
+                ready = fifo.get(f)
+                if not ready:  # the scalar unit would hang here
+                    self.stuck.append(i)
+                else:
+                    r = ready.popleft()
+                    if r > t:
+                        t = r
+            elif k == _SET:
+                drain(before=t)
+            elif k == _BARRIER_ALL or k == _SYNC_ALL:
+                drain()
+                self.stuck.extend(q[h] for q, h in zip(queues, heads) if h < len(q))
+                d = max(done)
+                if d > t:
+                    t = d
+                if k == _SYNC_ALL:
+                    self.t_s = t
+                    met = yield t
+                    if met > t:
+                        t = met
+                for p in range(_NP):
+                    if occ_until[p] < t:
+                        occ_until[p] = t
+            c = cost[i]
+            start[i] = t
+            end[i] = t_s = t + c
+            if k == _SET:
+                d = done[_S]
+                work: list[int] = []
+                fire(fid[i], t if t > d else d, work)
+                settle(work)
+            if t_s > done[_S]:
+                done[_S] = t_s
+            busy[_S] += c
+        self.t_s = t_s
+        drain()
+        self.stuck.extend(q[h] for q, h in zip(queues, heads) if h < len(q))

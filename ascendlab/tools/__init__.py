@@ -1,0 +1,1 @@
+"""Tools that read a Run: Chrome-trace export, profile/advisor, autotune."""
