@@ -3,6 +3,9 @@
     ascendlab pyasc [--strict] [--sanitize] [--chip CHIP] SCRIPT [ARGS...]
     ascendlab pyasc [--strict] [--sanitize] [--chip CHIP] -m MODULE [ARGS...]  (-m pytest t.py)
     ascendlab chips
+    ascendlab grade CHALLENGE SUBMISSION|DIR [--json] [--scheduler ADDRESS] [--out FILE]
+    ascendlab submit CHALLENGE SUBMISSION [--user NAME] [--db FILE]
+    ascendlab leaderboard CHALLENGE [--chip CHIP] [--db FILE]
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("target", nargs=argparse.REMAINDER,
                      help="SCRIPT [ARGS...], or the module's ARGS with -m")
     sub.add_parser("chips", help="list the emulated chips and their main numbers")
+    from .grader.commands import add_parsers
+
+    add_parsers(sub)  # grade, submit, leaderboard
     return p
 
 
@@ -116,6 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_pyasc(args)
     if args.command == "chips":
         return _cmd_chips()
+    if args.command in ("grade", "submit", "leaderboard"):
+        from .grader import commands
+
+        return getattr(commands, f"cmd_{args.command}")(args)
     parser.print_help()
     return 2
 

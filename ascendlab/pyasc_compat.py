@@ -8,7 +8,8 @@ import importlib.machinery
 import sys
 from typing import Any
 
-_ALIASED = ("asc", "asc.runtime", "asc.runtime.config", "asc.lib", "asc.lib.runtime")
+_ALIASED = ("asc", "asc.adv", "asc.runtime", "asc.runtime.config", "asc.lib",
+            "asc.lib.runtime", "asc.lib.host")
 
 
 class _UnemulatedModules(importlib.abc.MetaPathFinder):

@@ -11,6 +11,7 @@ import builtins as _builtins
 import sys as _sys
 from typing import Any as _Any
 
+from ..adv.matmul import set_sys_workspace
 from ..runtime import dma as _dma
 from ..runtime import vector as _vec
 from ..runtime.cube import fixpipe, load_data, mmad
@@ -62,13 +63,27 @@ from ..runtime.params import (
     Nd2NzParams,
     UnaryRepeatParams,
 )
+from ..runtime.properties import (
+    DEFAULT_C0_SIZE,
+    ONE_BLK_SIZE,
+    TOTAL_L0C_SIZE,
+    TOTAL_L1_SIZE,
+    Property,
+    property,
+)
 from ..runtime.queue import TBuf, TPipe, TQue, TQueBind
+from ..runtime.queue import local_tensor_auto as LocalTensorAuto
+from ..runtime.shapeinfo import ShapeInfo, array
+from ..runtime.structs import Field, Struct
 from ..runtime.sync import (
     ascend_is_aic,
     ascend_is_aiv,
     get_block_idx,
     get_block_num,
     get_data_block_size_in_bytes,
+    get_sub_block_idx,
+    get_sub_block_num,
+    get_task_ratio,
     pipe_barrier,
     reset_mask,
     set_flag,
@@ -89,7 +104,7 @@ from ..runtime.vector_reduce import (
     whole_reduce_min,
     whole_reduce_sum,
 )
-from . import lib, runtime  # noqa: F401 - asc.lib.runtime / asc.runtime.config as attributes
+from . import adv, lib, runtime  # noqa: F401 - asc.adv, asc.lib.runtime, asc.runtime.config
 from ._unemulated import UNEMULATED as _UNEMULATED
 from ._unemulated import unemulated as _unemulated
 
@@ -165,7 +180,7 @@ def ceildiv(a: int, b: int) -> int:
 
 
 __all__ = sorted(n for n in globals() if not n.startswith("_")
-                 and n not in ("annotations", "lib", "runtime"))
+                 and n not in ("annotations", "adv", "lib", "runtime"))
 
 
 def __getattr__(name: str) -> _Any:

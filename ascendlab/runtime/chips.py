@@ -50,6 +50,7 @@ class ChipSpec:
     # Data rates, bytes per cycle per core (INI [AICoreMemoryRates]; unit inferred as B/cycle, UNC)
     gm_read_bytes_per_cycle: int = 32  # INI "ddr"
     gm_write_bytes_per_cycle: int = 64  # INI "ub_to_ddr"
+    l2_read_bytes_per_cycle: int = 110  # INI "l2 read": GM reads that hit the L2 cache
     l1_to_l0a_bytes_per_cycle: int = 512  # INI (ADK 2201 spec says 256: conflict noted in facts)
     l1_to_l0b_bytes_per_cycle: int = 256  # INI (ADK says 128)
     l0c_to_ub_bytes_per_cycle: int = 256  # INI
@@ -126,6 +127,7 @@ CHIPS: dict[str, ChipSpec] = {
         ub_bytes=256 * KiB, l1_bytes=1 * MiB, l0a_bytes=64 * KiB, l0b_bytes=64 * KiB,
         l0c_bytes=256 * KiB, gm_bytes=24 * 1000**3, l2_bytes=16 * MiB,
         gm_read_bytes_per_cycle=17, gm_write_bytes_per_cycle=17, l0c_to_ub_bytes_per_cycle=512,
+        l2_read_bytes_per_cycle=114,
         hbm_gbps=204.8,
         hbm_source="ASSUMPTION: LPDDR4X 204.8 GB/s of the Atlas 300I Pro card (not in INI)",
         notes=("The 7 standalone VecCores of the INI are not modelled.",),
@@ -136,6 +138,7 @@ CHIPS: dict[str, ChipSpec] = {
         ub_bytes=248 * KiB, l1_bytes=1 * MiB, l0a_bytes=64 * KiB, l0b_bytes=64 * KiB,
         l0c_bytes=128 * KiB, gm_bytes=32 * GiB, l2_bytes=4 * MiB,
         gm_read_bytes_per_cycle=17, gm_write_bytes_per_cycle=128, l0c_to_ub_bytes_per_cycle=128,
+        l2_read_bytes_per_cycle=256,
         hbm_gbps=51.2, hbm_source="ASSUMPTION: LPDDR4X 51.2 GB/s (not in INI)",
     ),
 }

@@ -39,24 +39,55 @@ class LaunchState:
         self.block_num = block_num
         self.strict = strict
         self.auto_sync = auto_sync
-        self.core_kind = core_kind  # "aiv" | "aic"
+        self.core_kind = core_kind  # "aiv" | "aic" | "mix"
         self.trace: list[Event] = []
         self.findings: list[Finding] = []
         self.scheduler: Any = None  # scheduler.Sequential or Lockstep, set by the launcher
+        # MIX launches: the cube core of each group, created when a vector core first needs
+        # it (core id 2 * block_num + group); see Run.core_kinds
+        self.cube_cores: dict[int, CoreState] = {}
+        self.insert_sync = False  # auto-insert pipe syncs (autosync.py) on every core
+        self.workspace: Any = None  # asc.set_sys_workspace's GlobalAddress
+
+    def cube_core(self, group: int) -> CoreState:
+        """The cube (AIC) core of `group` in a MIX launch (created on first use)."""
+        c = self.cube_cores.get(group)
+        if c is None:
+            c = self.cube_cores[group] = CoreState(2 * self.block_num + group, self, "aic")
+        return c
+
+    def core_kinds(self) -> dict[int, str]:
+        """Run.core_kinds for this launch (empty unless MIX)."""
+        if self.core_kind != "mix":
+            return {}
+        kinds = {i: "aiv" for i in range(2 * self.block_num)}
+        kinds.update({c.idx: "aic" for c in self.cube_cores.values()})
+        return kinds
 
 
 class CoreState:
     """One core while it runs: its local memories, framework objects and vector mask state."""
 
     __slots__ = ("idx", "launch", "chip", "kind", "append", "mems", "typed", "pipe_obj",
-                 "n_queues", "mask_counter", "vector_mask", "v_pending", "frames")
+                 "n_queues", "mask_counter", "vector_mask", "v_pending", "auto",
+                 "reserved", "lib")
 
-    def __init__(self, idx: int, launch: LaunchState) -> None:
+    def __init__(self, idx: int, launch: LaunchState, kind: str | None = None) -> None:
         self.idx = idx
         self.launch = launch
         self.chip = launch.chip
-        self.kind = launch.core_kind
+        kind = kind or launch.core_kind
+        self.kind = "aiv" if kind == "mix" else kind  # the body of a MIX kernel runs on AIVs
         self.append = launch.trace.append
+        self.auto: Any = None  # autosync.AutoSync when the kernel inserts syncs
+        if launch.insert_sync:
+            from .autosync import AutoSync
+
+            self.auto = AutoSync(self)
+            self.append = self.auto.append
+        # bytes at the top of each memory taken by library buffers (Matmul, LocalTensorAuto)
+        self.reserved: dict[str, int] = {}
+        self.lib: dict[Any, Any] = {}  # library state on this core (Matmul engines, ...)
         self.mems: dict[str, np.ndarray] = {}
         self.typed: dict[tuple[str, str], np.ndarray] = {}  # (space, dtype name) -> view
         self.pipe_obj: Any = None  # the kernel's TPipe, once created
@@ -86,6 +117,27 @@ class CoreState:
 
 
 current: CoreState | None = None
+
+
+class on_core:
+    """`with on_core(c):` runs library code as core `c` (a Matmul's cube core serving a
+    vector core), then switches back."""
+
+    __slots__ = ("c", "prev")
+
+    def __init__(self, c: CoreState) -> None:
+        self.c = c
+        self.prev: CoreState | None = None
+
+    def __enter__(self) -> CoreState:
+        global current
+        self.prev = current
+        current = self.c
+        return self.c
+
+    def __exit__(self, *exc: Any) -> None:
+        global current
+        current = self.prev
 
 
 def core() -> CoreState:

@@ -18,10 +18,19 @@ It reads only the trace (trace.py), the chip's numbers (chips.py) and the matche
 * GM traffic of a core (MTE2 reads, MTE3 and FIX writes) goes through one port per core whose
   rate is the chip's per-core rate, capped by the HBM bandwidth shared among the active cores
   (ADK perf guide: MTE2 and MTE3 share GM bandwidth). The port serves each transfer in the
-  first idle gap at or after the transfer is ready.
+  first idle gap at or after the transfer is ready. Reads served mostly by L2 (below) use a
+  second port per core instead: L2 hits consume no HBM bandwidth.
+* L2: a tile of GM (the same address, block size, block count and stride) that the launch
+  reads R times, from any cores, comes from HBM once: each read pays 1/R of its bytes at the
+  HBM-capped rate and the rest at the chip's L2 read rate (INI "l2 read"); bytes a GM write
+  produced earlier are read from L2. The L2 share shrinks when the distinct bytes read exceed
+  the L2. This is what lets a tiled matmul, which reads each tile several times, be
+  cube-bound; partially overlapping re-reads are not credited (a conservative choice).
 * Cores run in parallel (blocks beyond the physical core count run in waves, in block order);
-  sync_all holds every core until the last arrives. `cycles` is the kernel's span; `time_us`
-  adds the launch overhead.
+  sync_all holds every core until the last arrives; a cross-core flag (xset/xwait, MIX
+  kernels) holds the waiting core's scalar unit until the other core's set fires. MIX runs
+  wave by group (1 cube + 2 vector cores). `cycles` is the kernel's span; `time_us` adds the
+  launch overhead.
 
 Every parameter of COST carries its source or the word ASSUMPTION. Changing any of them (or
 the rules above) changes MODEL_VERSION and tests/runtime/golden_cycles.json.
@@ -40,9 +49,11 @@ from typing import Any
 from .chips import ChipSpec
 from .trace import Event
 
-MODEL_VERSION = "1.0"
+MODEL_VERSION = "1.1"
 
 PIPES = ("MTE2", "MTE1", "M", "FIX", "V", "MTE3", "S")
+_GM_PIPES = frozenset({"MTE2", "MTE3", "FIX"})
+_CROSS = frozenset({"xset", "xwait"})
 # TPipe/TQue calls: scalar bookkeeping (COST.framework) plus, for queues, a sync edge
 FRAMEWORK_OPS = frozenset({"init_buffer", "alloc_tensor", "enque", "deque", "free_tensor"})
 DMA_OPS = frozenset({"data_copy", "data_copy_pad", "load_data", "fixpipe"})
@@ -119,11 +130,11 @@ class CostResult:
 
 
 # Event kinds for the scheduler.
-_PLAIN, _WAIT, _SET, _BARRIER, _BARRIER_ALL, _SYNC_ALL = range(6)
+_PLAIN, _WAIT, _SET, _BARRIER, _BARRIER_ALL, _SYNC_ALL, _XWAIT = range(7)
 _PIPE_IX = {p: k for k, p in enumerate(PIPES)}
 _S = _PIPE_IX["S"]
 _NP = len(PIPES)
-_KIND = {"wait": _WAIT, "set": _SET, "sync_all": _SYNC_ALL}
+_KIND = {"wait": _WAIT, "set": _SET, "sync_all": _SYNC_ALL, "xset": _SET, "xwait": _XWAIT}
 
 
 def simulate(run: Any, table: CostTable = COST) -> CostResult:
@@ -143,11 +154,21 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     chip: ChipSpec = run.chip
     trace: list[Event] = run.trace
     n = len(trace)
-    physical = chip.aiv_cores if run.core_kind == "aiv" else chip.aic_cores
-    active = max(1, min(run.block_num, physical))
+    mix = run.core_kind == "mix"
+    if mix:  # groups of 1 AIC + 2 AIV; HBM shared by the cores that move GM data
+        groups = max(1, min(run.block_num, chip.aic_cores))
+        gm_cores = {e[0] for e in trace if e[1] in _GM_PIPES}
+        active = max(1, min(len(gm_cores), 3 * groups))
+        cube_cores, vec_cores = groups, min(2 * run.block_num, chip.aiv_cores)
+    else:
+        physical = chip.aiv_cores if run.core_kind == "aiv" else chip.aic_cores
+        active = cube_cores = vec_cores = groups = max(1, min(run.block_num, physical))
     hbm_bpc = chip.hbm_gbps * 1e9 / (chip.clock_mhz * 1e6)  # whole chip, bytes per cycle
     rd_rate = min(chip.gm_read_bytes_per_cycle, hbm_bpc / active)
     wr_rate = min(chip.gm_write_bytes_per_cycle, hbm_bpc / active)
+    l2_rate = float(chip.l2_read_bytes_per_cycle)
+    gm_reads: list[tuple] = []  # (event, bytes key, moved, repeats, dst) of every GM read
+    written: dict[tuple, int] = {}  # bytes key of a GM write -> its first event
     vec_rate = dict(table.vector_repeat)
 
     # ---- one pass: what each event costs where -------------------------------------------
@@ -156,10 +177,11 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     cost = [0.0] * n  # scalar-unit cycles: dispatch, or the S-pipe work itself
     occ = [0.0] * n  # cycles the instruction occupies its pipe
     lat = [0.0] * n  # cycles from leaving the pipe to the result being ready
-    port = [0.0] * n  # cycles it occupies its core's GM port
+    port = [0.0] * n  # cycles it occupies its core's GM port (< 0: its L2 port, see _L2)
     by_core: dict[int, list[int]] = {}
     bytes_moved: dict[str, int] = {}
     gm_read = gm_write = flops = 0
+    gm_hit = 0.0
     vec_work = cube_work = 0.0
     dma_cache: dict[tuple, tuple[float, float, float]] = {}
     dispatch = table.dispatch
@@ -168,6 +190,7 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     # memoise their (kind, occupancy, scalar cost, flag id) by the Sync's identity (or op name)
     edge_memo: dict[Any, tuple[int, float, float, int]] = {}
     flag_ids: dict[tuple, int] = {}  # (src, dst, key) -> small int: one FIFO per flag
+    cross: set[int] = set()  # flags between cores: one FIFO shared by all cores
     fid = [-1] * n
     # each core's events in program order: runs of the trace (one run per core when cores ran
     # one after the other; several when they met at sync_all)
@@ -185,7 +208,10 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
             got = edge_memo.get(memo_key)
             if got is None:
                 k, o, c = _edge_cost(op, pname, s, table)
-                f = flag_ids.setdefault(s[1:4], len(flag_ids)) if k in (_WAIT, _SET) else -1
+                f = (flag_ids.setdefault(s[1:4], len(flag_ids)) if k in (_WAIT, _SET, _XWAIT)
+                     else -1)
+                if s is not None and s[0] in _CROSS:
+                    cross.add(f)
                 got = edge_memo[memo_key] = (k, o, c, f)
             kind[i], occ[i], cost[i], fid[i] = got
             pipe[i] = pipe_ix[pname]
@@ -195,18 +221,24 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
             src = reads[0].space if reads else "?"
             dst = writes[0].space if writes else "?"
             moved = writes[0].total_bytes if writes else 0
+            route = f"{src}->{dst}"
+            bytes_moved[route] = bytes_moved.get(route, 0) + moved
+            if src == "GM":  # costed after this pass, once L2 reuse is known
+                a = reads[0]
+                gm_reads.append((i, (a[1], a[2], a[4], a[5]), moved, repeats, dst))
+                gm_read += moved
+                cost[i] = dispatch
+                continue
+            if dst == "GM":
+                a = writes[0]
+                written.setdefault((a[1], a[2], a[4], a[5]), i)
+                gm_write += moved
             key = (src, dst, moved, repeats)
             got = dma_cache.get(key)
             if got is None:
                 got = dma_cache[key] = _dma_cost(table, chip, src, dst, moved, repeats,
                                                  rd_rate, wr_rate)
             occ[i], lat[i], port[i] = got
-            route = f"{src}->{dst}"
-            bytes_moved[route] = bytes_moved.get(route, 0) + moved
-            if src == "GM":
-                gm_read += moved
-            elif dst == "GM":
-                gm_write += moved
         elif op == "mmad":
             steps = repeats / dict(args).get("rate", 1.0)  # 16x16x16 fp16 steps per cycle
             occ[i] = table.cube_setup + steps
@@ -229,6 +261,32 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
                     flops += count
         cost[i] = occ[i] if pk == _S else dispatch
 
+    # ---- GM reads: L2 hits (see the module docstring) -----------------------------------------
+    reuse: dict[tuple, int] = {}
+    for r in gm_reads:
+        reuse[r[1]] = reuse.get(r[1], 0) + 1
+    distinct = sum(k[1] * k[2] for k in reuse)
+    scale = min(1.0, chip.l2_bytes / distinct) if distinct else 1.0
+    for i, key, moved, repeats, dst in gm_reads:
+        w = written.get(key)
+        r = reuse[key]
+        if w is not None and w < i:
+            hit = float(moved)  # bytes a GM write produced are read from L2
+        elif r > 1:
+            hit = moved * (r - 1) / r * scale  # one read in r comes from HBM
+        else:
+            hit = 0.0
+        dkey = ("GM", dst, moved, repeats, hit)
+        got = dma_cache.get(dkey)
+        if got is None:
+            got = dma_cache[dkey] = _dma_cost(table, chip, "GM", dst, moved, repeats, rd_rate,
+                                              wr_rate, hit, l2_rate)
+        occ[i], lat[i], port[i] = got
+        if hit * 2 > moved:  # mostly L2 hits: the transfer takes the core's L2 port
+            port[i] = -port[i]
+        gm_read -= int(hit)
+        gm_hit += hit
+
     # ---- schedule -----------------------------------------------------------------------------
     # The n-th wait on a flag consumes the n-th set of it on that core (deps.match_syncs):
     # sets fire in order on their pipe, waits consume in order on theirs, so each core keeps a
@@ -237,26 +295,29 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     end = [0.0] * n
     arrays = (kind, pipe, cost, occ, lat, port, fid, start, end)
     issue: dict[int, float] = {}
-    sims = {c: _CoreSim(order, arrays, issue) for c, order in by_core.items()}
-    gens = {c: sim.run() for c, sim in sims.items()}
-    arrival = {c: next(g, None) for c, g in gens.items()}
-    while any(a is not None for a in arrival.values()):  # cores meet at each sync_all
-        met = max(a for a in arrival.values() if a is not None)
-        arrival = {c: (g.send(met) if arrival[c] is not None else None)
-                   for c, g in gens.items()}
+    shared = {f: deque() for f in cross}
+    sims = {c: _CoreSim(order, arrays, issue, shared) for c, order in by_core.items()}
+    _drive({c: sim.run() for c, sim in sims.items()}, shared)
     core_end = {c: sim.span() for c, sim in sims.items()}
-    # waves: block b runs on physical core b % active, after the blocks before it there
-    slots = [0.0] * active
-    for core in sorted(core_end):
-        slots[core % active] += core_end[core]
+    # waves: block b runs on physical core (group) b % groups, after the blocks before it
+    spans: dict[int, float] = {}
+    for core, span in core_end.items():
+        g = run.group_of(core) if mix else core
+        if span > spans.get(g, 0.0):
+            spans[g] = span
+    slots = [0.0] * groups
+    for g in sorted(spans):
+        slots[g % groups] += spans[g]
     cycles = int(round(max(slots)))
     serial = sum(cost) + sum(occ) + sum(lat)  # S work counted twice: still an upper bound
     busy = {c: dict(zip(PIPES, sim.busy)) for c, sim in sims.items()}
     ran = max(1, len(busy))
     pipe_busy = {p: int(round(sum(b[p] for b in busy.values()) / ran)) for p in PIPES}
-    memory = gm_read / (rd_rate * active) + gm_write / (wr_rate * active)
-    vector = vec_work / active
-    cube = cube_work / active
+    # HBM (misses and writes) and L2 (hits) are separate resources
+    memory = max(gm_read / (rd_rate * active) + gm_write / (wr_rate * active),
+                 gm_hit / (l2_rate * active))
+    vector = vec_work / vec_cores
+    cube = cube_work / cube_cores
     bound_name, bound = max((("memory", memory), ("vector", vector), ("cube", cube)),
                             key=lambda kv: kv[1])
     return CostResult(
@@ -288,22 +349,64 @@ def _edge_cost(op: str, pname: str, s: Any, table: CostTable) -> tuple[int, floa
 
 
 def _dma_cost(table: CostTable, chip: ChipSpec, src: str, dst: str, nbytes: int, blocks: int,
-              rd_rate: float, wr_rate: float) -> tuple[float, float, float]:
-    """(pipe occupancy, latency, GM port occupancy) of one DMA instruction."""
+              rd_rate: float, wr_rate: float, hit: float = 0.0,
+              l2_rate: float = 1.0) -> tuple[float, float, float]:
+    """(pipe occupancy, latency, GM port occupancy) of one DMA instruction; `hit` bytes of a
+    GM read come from L2."""
     setup = table.dma_setup + table.dma_block * max(0, blocks - 1)
     if src == "GM":
-        t = nbytes / rd_rate
+        t = (nbytes - hit) / rd_rate + hit / l2_rate
         return setup + t, table.dma_latency, t
     if dst == "GM":
         t = nbytes / wr_rate
         extra = table.fix_setup if src == "L0C" else 0
         return setup + extra + t, table.dma_latency, t
+    # L1 -> L0: a load_data's repeats are 512 B fractals streamed at the L1 -> L0 rate, not
+    # separate bursts: no per-burst charge
     if dst == "L0A":
-        return setup + nbytes / chip.l1_to_l0a_bytes_per_cycle, table.local_dma_latency, 0.0
+        return (table.dma_setup + nbytes / chip.l1_to_l0a_bytes_per_cycle,
+                table.local_dma_latency, 0.0)
     if dst == "L0B":
-        return setup + nbytes / chip.l1_to_l0b_bytes_per_cycle, table.local_dma_latency, 0.0
+        return (table.dma_setup + nbytes / chip.l1_to_l0b_bytes_per_cycle,
+                table.local_dma_latency, 0.0)
     # UB->UB on the vector pipe, UB<->L1 on coupled chips: at the vector rate
     return setup + nbytes / chip.vector_bytes_per_cycle, table.local_dma_latency, 0.0
+
+
+def _drive(gens: dict[int, Any], shared: dict[int, deque]) -> None:
+    """Run the cores' schedules together: each yields ("all", t) at a sync_all and ("x", flag)
+    at a cross-core wait whose set has not fired; it resumes once every live core has met
+    (sync_all) or once the flag fires. A wait no core can ever satisfy is sent None (the core
+    records it as stuck and goes on)."""
+    state: dict[int, Any] = {}
+
+    def step(c: int, value: Any) -> None:
+        try:
+            state[c] = gens[c].send(value)
+        except StopIteration:
+            state[c] = None
+
+    for c in gens:
+        step(c, None)
+    while True:
+        moved = True
+        while moved:
+            moved = False
+            for c, st in list(state.items()):
+                if st is not None and st[0] == "x" and shared[st[1]]:
+                    step(c, None)
+                    moved = True
+        live = [c for c, st in state.items() if st is not None]
+        if not live:
+            return
+        if all(state[c][0] == "all" for c in live):
+            met = max(state[c][1] for c in live)
+            for c in live:
+                step(c, met)
+            continue
+        for c in live:  # deadlock: release the cross-core waits as stuck
+            if state[c][0] == "x":
+                step(c, None)
 
 
 class _Port:
@@ -350,10 +453,12 @@ class _CoreSim:
     serves transfers in the order they become ready. Zero-cost instructions (queue and flag
     edges) run as soon as they are ready without going through that ordering."""
 
-    def __init__(self, order: list[int], arrays: tuple, issue: dict[int, float]) -> None:
+    def __init__(self, order: list[int], arrays: tuple, issue: dict[int, float],
+                 shared: dict[int, deque]) -> None:
         self.order = order
         self.arrays = arrays
         self.issue = issue
+        self.shared = shared  # cross-core flag -> FIFO of fired times (all cores)
         self.done = [0.0] * _NP
         self.busy = [0.0] * _NP
         self.t_s = 0.0
@@ -383,8 +488,8 @@ class _CoreSim:
         yield idx, costs, per, -1
 
     def run(self) -> Any:  # noqa: C901 - one tight loop on purpose: it is the model's hot path
-        """Walk the program; yields the arrival time at each sync_all and resumes at the time
-        all cores met."""
+        """Walk the program; yields ("all", arrival time) at each sync_all and resumes at the
+        time all cores met; yields ("x", flag) at a cross-core wait not yet satisfied."""
         kind, pipe, cost, occ, lat, port, fid, start, end = self.arrays
         issue = self.issue
         done = self.done
@@ -393,11 +498,12 @@ class _CoreSim:
         queues: list[list[int]] = [[] for _ in PIPES]
         heads = [0] * _NP
         queued = [False] * _NP  # the pipe's head is on the heap
-        fifo: dict[int, deque[float]] = {}  # flag -> fired times not consumed yet
+        fifo: dict[int, deque[float]] = dict(self.shared)  # flag -> fired times not consumed
         waiters: dict[int, list[int]] = {}  # flag -> pipes whose head waits on it
         heap: list[tuple[float, int]] = []
         gm = _Port()
         reserve = gm.reserve
+        l2 = _Port()  # reads served mostly by L2 (no HBM bandwidth used)
 
         def fire(f: int, t: float, work: list[int]) -> None:
             q = fifo.get(f)
@@ -479,7 +585,11 @@ class _CoreSim:
                     fire(fid[i], t if t > d else d, work)
                 o = occ[i]
                 pt = port[i]
-                if pt:
+                if pt < 0:
+                    t = l2.reserve(t, -pt)
+                    if len(l2.starts) > 32:
+                        l2.prune(occ_until[0])
+                elif pt:
                     t = reserve(t, pt)
                     if len(gm.starts) > 32:
                         gm.prune(min(occ_until[0], occ_until[3], occ_until[5]))
@@ -526,6 +636,17 @@ class _CoreSim:
                         t = r
             elif k == _SET:
                 drain(before=t)
+            elif k == _XWAIT:
+                ready = fifo[fid[i]]
+                if not ready:
+                    drain()
+                    yield ("x", fid[i])
+                if ready:
+                    r = ready.popleft()
+                    if r > t:
+                        t = r
+                else:  # no core ever sets it: the scalar unit would hang here
+                    self.stuck.append(i)
             elif k == _BARRIER_ALL or k == _SYNC_ALL:
                 drain()
                 self.stuck.extend(q[h] for q, h in zip(queues, heads) if h < len(q))
@@ -534,7 +655,7 @@ class _CoreSim:
                     t = d
                 if k == _SYNC_ALL:
                     self.t_s = t
-                    met = yield t
+                    met = yield ("all", t)
                     if met > t:
                         t = met
                 for p in range(_NP):

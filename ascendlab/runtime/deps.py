@@ -4,7 +4,9 @@ A reader of the trace (the cost model, the sanitizer) needs the same answer to "
 this wait wait for": the n-th wait on a flag of one core consumes the n-th set of that flag on
 that core (flags count; a wait may come before its set in program order, as on the chip, where
 the waiting pipe blocks until another pipe issues the set). A flag is (src pipe, dst pipe, key)
-of Sync. The k-th sync_all of every core forms the k-th cross-core barrier.
+of Sync. The k-th sync_all of every core forms the k-th cross-core barrier. Cross-core flags
+(xset/xwait, MIX kernels) match the same way, by key alone: the n-th xwait of a key consumes
+its n-th xset, whichever core issued them.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ class SyncMatch(NamedTuple):
     unmatched_waits: list[int]  # waits no set ever satisfies (the chip would hang)
     unmatched_sets: list[int]  # sets no wait consumes (they leak into the next kernel)
     barriers: list[list[int]]  # k -> sync_all event indices of the k-th cross-core barrier
+    xset_of: dict[int, int] = {}  # xwait event index -> the xset event index it consumes
 
 
 def match_syncs(trace: list[Event]) -> SyncMatch:
@@ -29,6 +32,8 @@ def match_syncs(trace: list[Event]) -> SyncMatch:
     sets: dict[tuple, list[int]] = defaultdict(list)
     waits: dict[tuple, list[int]] = defaultdict(list)
     per_core_all: dict[int, list[int]] = defaultdict(list)
+    xsets: dict[tuple, list[int]] = defaultdict(list)
+    xwaits: dict[tuple, list[int]] = defaultdict(list)
     for i, e in enumerate(trace):
         s = e[10]  # Event.sync (indexing: this loop runs once per traced instruction)
         if s is None:
@@ -40,6 +45,10 @@ def match_syncs(trace: list[Event]) -> SyncMatch:
             waits[(e[0], s[1], s[2], s[3])].append(i)
         elif kind == "sync_all":
             per_core_all[e[0]].append(i)
+        elif kind == "xset":
+            xsets[s[3]].append(i)
+        elif kind == "xwait":
+            xwaits[s[3]].append(i)
     set_of: dict[int, int] = {}
     unmatched_waits: list[int] = []
     unmatched_sets: list[int] = []
@@ -49,8 +58,13 @@ def match_syncs(trace: list[Event]) -> SyncMatch:
         unmatched_waits.extend(ws[len(ss):])
     for flag, ss in sets.items():
         unmatched_sets.extend(ss[len(waits.get(flag, [])):])
+    xset_of: dict[int, int] = {}
+    for key, ws in xwaits.items():
+        ss = xsets.get(key, [])
+        xset_of.update(zip(ws, ss))
+        unmatched_waits.extend(ws[len(ss):])
     depth = max((len(v) for v in per_core_all.values()), default=0)
     barriers = [[v[k] for v in per_core_all.values() if k < len(v)] for k in range(depth)]
     unmatched_waits.sort()
     unmatched_sets.sort()
-    return SyncMatch(set_of, unmatched_waits, unmatched_sets, barriers)
+    return SyncMatch(set_of, unmatched_waits, unmatched_sets, barriers, xset_of)

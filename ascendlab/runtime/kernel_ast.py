@@ -17,11 +17,14 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import KernelSyntaxError
+from .structs import CInt
+
+_INTS = (int, CInt)
 
 
 def c_div(a: Any, b: Any) -> Any:
     """pyasc `/`: integer division truncating toward zero for ints, true division otherwise."""
-    if type(a) is int and type(b) is int:
+    if type(a) in _INTS and type(b) in _INTS:
         q = abs(a) // abs(b)
         return q if (a >= 0) == (b >= 0) else -q
     return a / b
@@ -29,7 +32,7 @@ def c_div(a: Any, b: Any) -> Any:
 
 def c_floordiv(a: Any, b: Any) -> Any:
     """pyasc `//` on runtime ints truncates toward zero (C semantics)."""
-    if type(a) is int and type(b) is int:
+    if type(a) in _INTS and type(b) in _INTS:
         q = abs(a) // abs(b)
         return q if (a >= 0) == (b >= 0) else -q
     return a // b
@@ -37,13 +40,22 @@ def c_floordiv(a: Any, b: Any) -> Any:
 
 def c_mod(a: Any, b: Any) -> Any:
     """pyasc `%` on ints is C's remainder: its sign follows the dividend."""
-    if type(a) is int and type(b) is int:
+    if type(a) in _INTS and type(b) in _INTS:
         r = abs(a) % abs(b)
         return r if a >= 0 else -r
     return a % b
 
 
-_HELPERS = {"__asc_div": c_div, "__asc_floordiv": c_floordiv, "__asc_mod": c_mod}
+def while_loop(obj: Any) -> Any:
+    """`with mm.iterate() as count:` is a while loop in pyasc: iterate the object."""
+    if not hasattr(obj, "__iter__"):
+        raise TypeError(f"`with ... .iterate() as count:` needs a Matmul iterate(), got "
+                        f"{type(obj).__name__}")
+    return obj
+
+
+_HELPERS = {"__asc_div": c_div, "__asc_floordiv": c_floordiv, "__asc_mod": c_mod,
+            "__asc_while": while_loop}
 _OPS = {ast.Div: "__asc_div", ast.FloorDiv: "__asc_floordiv", ast.Mod: "__asc_mod"}
 
 
@@ -90,6 +102,23 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
     visit_If = visit_For = visit_While = _nested
+
+    def visit_With(self, node: ast.With) -> ast.AST:
+        """`with x.iterate(...) as count: body` -> `for count in __asc_while(x.iterate(...)):
+        body` (pyasc compiles it to a while loop over the Matmul's blocks)."""
+        item = node.items[0] if len(node.items) == 1 else None
+        call = item.context_expr if item is not None else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and call.func.attr in ("iterate", "iterate_batch")):
+            self._reject(node, "this `with` statement",
+                         "only `with matmul.iterate() as count:` is a pyasc construct")
+        target = item.optional_vars or ast.Name(id="_", ctx=ast.Store())
+        loop = ast.For(target=target,
+                       iter=ast.Call(func=ast.Name(id="__asc_while", ctx=ast.Load()),
+                                     args=[call], keywords=[]),
+                       body=node.body, orelse=[])
+        ast.copy_location(loop, node)
+        return self._nested(loop)
 
     def visit_Return(self, node: ast.Return) -> ast.AST:
         if self.depth:

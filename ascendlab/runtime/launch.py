@@ -26,6 +26,7 @@ from .dtypes import DataType, from_numpy
 from .kernel_ast import CompiledKernel
 from .memory import GlobalAddress, GMAlloc
 from .scheduler import Lockstep, Sequential
+from .structs import Struct
 from .trace import GMArg, Run
 
 # pyasc's @asc.jit options (CodegenOptions, CompileOptions, LaunchOptions field names).
@@ -37,8 +38,10 @@ PYASC_OPTIONS = frozenset({
 })
 # Names whose presence makes pyasc build a mixed (cube + vector) kernel: the cube
 # instructions, and the cube-side positions (a kernel that only stages data into L1 is cube too).
-CUBE_NAMES = frozenset({"mmad", "load_data", "fixpipe", "load_data_with_transpose", "Matmul",
-                        "register_matmul", "A1", "B1", "C1", "A2", "B2", "CO1"})
+CUBE_NAMES = frozenset({"mmad", "load_data", "fixpipe", "load_data_with_transpose", "A1", "B1",
+                        "C1", "A2", "B2", "CO1"})
+# ... and a Matmul object makes it MIX_AIC_1_2 (vector cores drive the cube cores' Matmul)
+MATMUL_NAMES = frozenset({"Matmul", "register_matmul"})
 MAX_BLOCKS = 65535  # ADK SIMD-BuiltIn关键字: numBlocks in [1, 65535]
 
 
@@ -251,6 +254,10 @@ def _convert_args(kernel: JITFunction, args: tuple, kwargs: dict) -> tuple[list,
             scalars[name] = value
             values.append(value)
             continue
+        if isinstance(value, Struct):
+            scalars[name] = value.as_dict()
+            values.append(value)
+            continue
         host = _host_array(value)
         if host is not None:
             if host.dtype == np.bool_:
@@ -282,23 +289,37 @@ def _convert_args(kernel: JITFunction, args: tuple, kwargs: dict) -> tuple[list,
 
 
 def _kernel_kind(kernel: JITFunction, opts: dict) -> str:
-    """"aiv" or "aic": which cores the blocks run on (pyasc's kernel_type rule)."""
+    """"aiv", "aic" or "mix": which cores the blocks run on (pyasc's kernel_type rule)."""
     kt = opts.get("kernel_type")
+    names = kernel.names_used()
     if kt is not None:
         name = getattr(kt, "name", str(kt))
         if name == "AIV_ONLY":
             return "aiv"
         if name == "AIC_ONLY":
             return "aic"
-        raise NotImplementedError(f"kernel_type={name}: mixed cube+vector kernels are not "
-                                  "emulated yet; use AIV_ONLY or AIC_ONLY")
+        if name == "MIX_AIC_1_2":
+            return _mix(kernel, names)
+        raise NotImplementedError(f"kernel_type={name} is not emulated; emulated: AIV_ONLY, "
+                                  "AIC_ONLY and MIX_AIC_1_2 (Matmul kernels)")
     if opts.get("matmul_cube_only"):
         return "aic"
-    if kernel.names_used() & CUBE_NAMES:
-        # pyasc builds MIX_AIC_1_2 here; the emulator runs the cube side only (the AIV side of
-        # such a kernel is not emulated yet, and vector instructions there raise).
+    if names & MATMUL_NAMES:
+        return _mix(kernel, names)  # pyasc builds MIX_AIC_1_2 for a Matmul kernel
+    if names & CUBE_NAMES:
+        # pyasc builds MIX_AIC_1_2 here too; hand-written cube code runs on the cube cores
+        # (its vector side, if any, is not emulated and vector instructions there raise)
         return "aic"
     return "aiv"
+
+
+def _mix(kernel: JITFunction, names: frozenset[str]) -> str:
+    if "ascend_is_aic" in names:
+        raise NotImplementedError(
+            f"{kernel.__name__}: a MIX kernel with code under asc.ascend_is_aic() is not "
+            "emulated: on the cube side ascendlab runs only the Matmul server. Launch it with "
+            "matmul_cube_only=True (cube-only) or move that code out")
+    return "mix"
 
 
 def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, opts: dict,
@@ -312,17 +333,16 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
     if _core.current is not None:
         raise LaunchError(f"{kernel.__name__}: a kernel cannot launch another kernel; call "
                           "@asc.jit helpers directly inside the kernel")
-    if opts.get("insert_sync"):
-        warnings.warn(f"{kernel.__name__}: insert_sync=True is accepted but ascendlab does not "
-                      "insert pipe syncs yet: results are exact, the trace has no sync edges "
-                      "for the cost model and race checks", stacklevel=3)
     chip = get_chip(run_opts.chip)
     kind = _kernel_kind(kernel, opts)
     body = kernel._callable()
     values, allocs, scalars = _convert_args(kernel, args, kwargs)
     launch = LaunchState(chip, block_num, run_opts.strict, run_opts.auto_sync, kind)
+    # pyasc forces insert_sync on for kernels using LocalTensorAuto
+    launch.insert_sync = bool(opts.get("insert_sync")) or "LocalTensorAuto" in kernel.names_used()
+    n_cores = 2 * block_num if kind == "mix" else block_num
     needs_barrier = "sync_all" in kernel.names_used()
-    launch.scheduler = Lockstep(block_num) if needs_barrier else Sequential()
+    launch.scheduler = Lockstep(n_cores) if needs_barrier else Sequential()
     run = Run(kernel=kernel.__name__, chip=chip, block_num=block_num, core_kind=kind,
               trace=launch.trace,
               gm={n: GMArg(n, a.base, a.nbytes, a.dtype.name, a.shape) for n, a in allocs.items()},
@@ -332,11 +352,18 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
                        "sanitize": run_opts.sanitize, "kernel_options": dict(opts)})
     SESSION.last_run = run
 
+    structs = [k for k, v in enumerate(values) if isinstance(v, Struct)]
+
     def one_core(idx: int) -> None:
         state = CoreState(idx, launch)
+        vals = values
+        if structs:  # each core gets its own copy (pyasc copies the struct one way)
+            vals = list(values)
+            for k in structs:
+                vals[k] = vals[k].copy()
         _core.current = state
         try:
-            body(*values)
+            body(*vals)
         finally:
             _core.current = None
 
@@ -344,8 +371,9 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
     gc_was_on = gc.isenabled()
     gc.disable()  # the trace is many small tuples: cyclic GC passes over them cost ~25 %
     try:
-        launch.scheduler.run(block_num, one_core)
+        launch.scheduler.run(n_cores, one_core)
     except BaseException as exc:
+        run.core_kinds = launch.core_kinds()
         run.error = f"{type(exc).__name__}: {exc}"
         run.wall_time_s = time.perf_counter() - t0
         run.outputs = {n: a.array() for n, a in allocs.items()}
@@ -359,6 +387,7 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
         if gc_was_on:
             gc.enable()
     run.wall_time_s = time.perf_counter() - t0
+    run.core_kinds = launch.core_kinds()
     run.outputs = {n: a.array() for n, a in allocs.items()}
     _copy_back(args, kwargs, kernel, allocs)
     if run_opts.sanitize:

@@ -374,13 +374,15 @@ class TPipe:
             raise CapacityError(f"init_buffer: {self.n_buffers + num} buffers exceed the limit of "
                                 f"{chip.max_pipe_buffers} per kernel {_core.where(c, frame)}")
         start = self.used.get(space, 0)
-        cap = chip.capacity(space)
+        top = c.reserved.get(space, 0)
+        cap = chip.capacity(space) - top
         end = start + num * nbytes
         if end > cap:
+            held = f" ({top} B are held by library buffers)" if top else ""
             raise CapacityError(
                 f"init_buffer({target.describe()}, num={num}, len={nbytes}): {space} would need "
                 f"{end} B ({start} B already given to earlier buffers + {num} x {nbytes} B) but "
-                f"{chip.name} has {cap} B {_core.where(c, frame)}")
+                f"{chip.name} has {cap} B{held} {_core.where(c, frame)}")
         self.used[space] = end
         if not isinstance(target, TBuf):
             self.que_buffers[target.src] = self.que_buffers.get(target.src, 0) + num
@@ -439,3 +441,46 @@ class TPipe:
 
     def release_event_id(self, id: Any, event: Any = HardEvent.V_S) -> None:
         self._ids(event).discard(int(id))
+
+
+def reserve_top(c: CoreState, space: str, nbytes: int, what: str, align: int = 32) -> int:
+    """Take `nbytes` at the top of `space` for a library buffer (Matmul's L1/L0 tiles,
+    LocalTensorAuto); returns its byte address. TPipe.init_buffer carves from the bottom, so the
+    two never overlap; running out raises a CapacityError naming both."""
+    cap = c.chip.capacity(space)
+    top = c.reserved.get(space, 0)
+    addr = (cap - top - nbytes) // align * align
+    below = c.pipe_obj.used.get(space, 0) if c.pipe_obj is not None else 0
+    if addr < below:
+        raise CapacityError(f"{what}: needs {nbytes} B of {space}, but {c.chip.name} has "
+                            f"{cap} B, {top} B already held by library buffers and {below} B "
+                            f"given to TPipe buffers")
+    c.reserved[space] = cap - addr
+    return addr
+
+
+def local_tensor_auto(dtype: Any, shape: Any) -> LocalTensor:
+    """asc.LocalTensorAuto(dtype, shape): a UB tensor placed by the compiler. Each call site
+    gets one fixed place (the first call reserves it at the top of UB; later calls, e.g. in
+    later loop iterations, get the same bytes back), as static allocation would. The kernel
+    then runs with insert_sync (pyasc forces it on), so the reuse is synchronised."""
+    frame = _getframe(1)
+    c = _core.core()
+    dt = dtype if type(dtype) is DataType else DataType(dtype)
+    dims = list(shape) if hasattr(shape, "__iter__") else [shape]
+    n = 1
+    for d in dims:
+        n *= int(d)
+    if n <= 0:
+        raise ValueError(f"LocalTensorAuto: shape {shape!r} has no elements "
+                         f"{_core.where(c, frame)}")
+    check_core_kind(c, "UB", "LocalTensorAuto", frame)
+    nbytes = (n * dt.itemsize + 31) // 32 * 32
+    site = ("auto", frame.f_code.co_filename, frame.f_lineno)
+    got = c.lib.get(site)
+    if got is None or got[1] < nbytes:
+        addr = reserve_top(c, "UB", nbytes, f"LocalTensorAuto at {_core.where(c, frame)}")
+        got = c.lib[site] = (addr, nbytes)
+    addr = got[0]
+    return LocalTensor._make(c, "UB", TPosition.VECCALC, addr, dt, n, addr + nbytes, None, 0,
+                             f"auto@{frame.f_lineno}")

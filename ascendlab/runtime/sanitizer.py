@@ -105,7 +105,7 @@ def sanitize(run: Run, *, complete: bool | None = None) -> list[Finding]:
         passes[core] = cp
         if complete:
             _leaks(run, cp, out, seen)
-    _cross_core(run, passes, out, seen)
+    _cross_core(run, passes, out, seen, _XOrder(run, match.xset_of))
     if complete:
         for i in match.unmatched_sets:
             _unwaited_set(run, i, out, seen)
@@ -171,10 +171,37 @@ def _merged(blocks: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
     return [tuple(m) for m in merged]  # type: ignore[misc]
 
 
-def _cross_core(run: Run, passes: dict[int, CorePass], out: list[Finding], seen: set) -> None:
+class _XOrder:
+    """Cross-core flags (MIX kernels) order GM accesses of two cores: an access on core A
+    happens before one on core B if A sets a flag on the access's pipe after it and B waits
+    for that flag before its access (a wait on the scalar unit stalls everything after it).
+    Only direct edges count, not chains through a third core."""
+
+    def __init__(self, run: Run, xset_of: dict[int, int]) -> None:
+        self.trace = run.trace
+        self.edges: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
+        for w, st in xset_of.items():
+            self.edges[(self.trace[st].core, self.trace[w].core)].append((st, w))
+
+    def before(self, a: int, b: int) -> bool:
+        """Does trace event a happen before event b (on another core)?"""
+        t = self.trace
+        pipe = t[a].pipe
+        for st, w in self.edges.get((t[a].core, t[b].core), ()):
+            if st > a and w < b and t[st].pipe == pipe:
+                return True
+        return False
+
+    def ordered(self, a: int, b: int) -> bool:
+        return bool(self.edges) and (self.before(a, b) or self.before(b, a))
+
+
+def _cross_core(run: Run, passes: dict[int, CorePass], out: list[Finding], seen: set,
+                xorder: _XOrder) -> None:
     """Overlapping GM writes (memcheck) and reads of bytes another core writes (racecheck)
-    between the same sync_all calls. A sweep over blocks sorted by address keeps, for writes
-    and for reads, the two furthest-reaching earlier blocks of different cores."""
+    between the same sync_all calls, unless cross-core flags order them. A sweep over blocks
+    sorted by address keeps, for writes and for reads, the two furthest-reaching earlier
+    blocks of different cores."""
     if len(passes) < 2:
         return
     phases: dict[int, list[tuple]] = defaultdict(list)
@@ -191,7 +218,7 @@ def _cross_core(run: Run, passes: dict[int, CorePass], out: list[Finding], seen:
             for other_write in ((True, False) if write else (True,)):
                 for ohi, ocore, oev in top[other_write]:
                     if ocore != core:
-                        if ohi > lo:
+                        if ohi > lo and not xorder.ordered(oev, ev):
                             _overlap(run, out, seen, lo, min(hi, ohi), oev, ev, other_write,
                                      write)
                         break

@@ -123,6 +123,24 @@ def get_block_num() -> int:
     return _core.core().launch.block_num
 
 
+def get_sub_block_idx() -> int:
+    """Which of its group's two vector cores this is (0 or 1) in a MIX kernel; 0 otherwise."""
+    c = _core.core()
+    return c.idx % 2 if c.launch.core_kind == "mix" and c.kind == "aiv" else 0
+
+
+def get_sub_block_num() -> int:
+    """Vector cores per AI Core group: 2 on separated chips (910B), 1 on coupled ones."""
+    return 2 if _core.core().chip.layout == "separated" else 1
+
+
+def get_task_ratio() -> int:
+    """Vector cores per cube core in this launch: 2 on the vector side of a MIX_AIC_1_2 kernel,
+    1 otherwise (ADK GetTaskRatio table)."""
+    c = _core.core()
+    return 2 if c.launch.core_kind == "mix" and c.kind == "aiv" else 1
+
+
 def get_data_block_size_in_bytes() -> int:
     """32: the size of one DataBlock."""
     return 32

@@ -14,10 +14,12 @@ from .core import CoreState, access, emit, finding
 from .dtypes import DataType
 from .enums import SPACE_OF, VECTOR_POSITIONS, TPosition
 from .memory import GUARD, GlobalAddress
+from .shapeinfo import ShapeInfo
 
 _getframe = sys._getframe
 _new_obj = object.__new__
 _UNSET: Any = object()  # marks LocalTensor arguments the caller did not pass
+_EMPTY_SHAPE = ShapeInfo()
 
 
 def _as_int(value: Any, what: str) -> int:
@@ -151,7 +153,7 @@ class LocalTensor:
     """
 
     __slots__ = ("c", "space", "pos", "addr", "dtype", "size", "hi", "owner", "slot", "arr",
-                 "e0", "tag", "name")
+                 "e0", "tag", "name", "shape_info")
 
     def __init__(self, dtype: Any = None, pos: Any = _UNSET, addr: Any = _UNSET,
                  tile_size: Any = _UNSET) -> None:
@@ -160,6 +162,7 @@ class LocalTensor:
         self.owner = None
         self.slot = -1
         self.tag = 0
+        self.shape_info: ShapeInfo | None = None  # set_shape_info's ShapeInfo
         if dtype is None or (pos is _UNSET and addr is _UNSET and tile_size is _UNSET):
             self.space = None  # an empty handle
             return
@@ -213,6 +216,7 @@ class LocalTensor:
         t = _new_obj(cls)
         t.dtype = dtype
         t.tag = 0
+        t.shape_info = None
         t._bind(c, space, pos, addr, size, hi, owner, slot, name)
         return t
 
@@ -249,6 +253,7 @@ class LocalTensor:
         t.e0 = self.e0 + i
         t.tag = self.tag
         t.name = self.name
+        t.shape_info = self.shape_info  # a view keeps the tensor's ShapeInfo (a C++ copy does)
         return t
 
     def reinterpret_cast(self, dtype: Any) -> LocalTensor:
@@ -304,6 +309,17 @@ class LocalTensor:
 
     def get_user_tag(self) -> int:
         return self.tag
+
+    def set_shape_info(self, shape_info: Any) -> None:
+        """Attach a ShapeInfo (the logical shape library routines such as adv.softmax read)."""
+        if not isinstance(shape_info, ShapeInfo):
+            raise TypeError(f"LocalTensor.set_shape_info expects an asc.ShapeInfo, got "
+                            f"{type(shape_info).__name__} {shape_info!r}")
+        self.shape_info = shape_info
+
+    def get_shape_info(self) -> ShapeInfo:
+        """The ShapeInfo set on this tensor; an empty ShapeInfo() (shape_dim 0) if none was."""
+        return self.shape_info if self.shape_info is not None else _EMPTY_SHAPE
 
     # ---- scalar access (scalar pipe) ---------------------------------------------------
     def _scalar_index(self, index: Any, op: str, frame: Any) -> int:
@@ -366,7 +382,7 @@ class LocalTensor:
 # pyasc tensor methods the emulator does not implement: using one raises, naming it.
 _UNEMULATED_METHODS = {
     "GlobalTensor": frozenset({"set_l2_cache_hint", "set_shape_info", "get_shape_info"}),
-    "LocalTensor": frozenset({"print", "to_file", "set_shape_info", "get_shape_info"}),
+    "LocalTensor": frozenset({"print", "to_file"}),
 }
 
 

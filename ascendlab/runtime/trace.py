@@ -57,6 +57,10 @@ class Sync(NamedTuple):
     kind "barrier": every earlier instruction of pipe `src` (or of all pipes if src == "ALL")
     completes before later ones start; `implicit` barriers are the ones auto-sync inserts.
     kind "sync_all": all cores reach this point before any continues.
+    kind "xset" / "xwait": a flag between two cores (a MIX kernel's cube and vector cores).
+    The key is ("xcore", from_core, to_core, tag); the n-th xwait of a key consumes its n-th
+    xset. An xset fires when the earlier work of its pipe `src` is done; an xwait is on the
+    waiting core's scalar pipe (dst "S") and stalls that core's issue until then.
     The key identifies the flag: ("flag", event_id) for set_flag/wait_flag on HardEvent src_dst,
     ("que", que_id, slot) for TQue enque/deque (RAW) and free/alloc (WAR) edges.
     """
@@ -71,7 +75,7 @@ class Sync(NamedTuple):
 class Event(NamedTuple):
     """One emulated instruction (or framework operation) as issued by one core."""
 
-    core: int  # block index of the issuing core (AIC or AIV index, see Run.core_kind)
+    core: int  # the issuing core: its block index (see Run.core_kind / Run.core_kinds)
     pipe: str  # "MTE1" | "MTE2" | "MTE3" | "V" | "M" | "FIX" | "S"
     op: str  # pyasc name: "data_copy", "add", "mmad", "enque", "set_flag", ...
     reads: tuple[Access, ...]
@@ -112,7 +116,7 @@ class Run:
     kernel: str
     chip: ChipSpec
     block_num: int
-    core_kind: str  # "aiv" (vector cores) or "aic" (cube cores): what Event.core indexes
+    core_kind: str  # "aiv" (vector cores), "aic" (cube cores) or "mix" (both, see core_kinds)
     trace: list[Event]
     gm: dict[str, GMArg]  # memory arguments by parameter name
     outputs: dict[str, np.ndarray]  # final GM contents of every memory argument (device copy)
@@ -121,6 +125,10 @@ class Run:
     options: dict[str, Any] = field(default_factory=dict)
     wall_time_s: float = 0.0
     error: str | None = None  # "ExcType: message" when the kernel raised; the trace is partial
+    # MIX runs (core_kind "mix", block_num N groups of 1 AIC + 2 AIV): core -> "aiv" | "aic".
+    # Vector cores are 0..2N-1 (their block index); the cube core of group g is core 2N + g.
+    # Empty for single-kind runs, where every core is core_kind.
+    core_kinds: dict[int, str] = field(default_factory=dict)
     _cost: Any = field(default=None, repr=False, compare=False)
 
     # ---- the cycle model's view (computed from the trace on first use, then cached) ----------
@@ -182,6 +190,18 @@ class Run:
         return [e for e in self.trace
                 if (core is None or e.core == core) and (pipe is None or e.pipe == pipe)
                 and (op is None or e.op == op)]
+
+    def kind_of(self, core: int) -> str:
+        """"aiv" or "aic": the kind of core `core` (Event.core)."""
+        return self.core_kinds.get(core, self.core_kind)
+
+    def group_of(self, core: int) -> int:
+        """The block (AI Core group) core `core` belongs to: its own index except in MIX runs,
+        where vector cores 2g and 2g+1 and cube core 2N+g form group g."""
+        if self.core_kind != "mix":
+            return core
+        n2 = 2 * self.block_num
+        return core - n2 if core >= n2 else core // 2
 
     def arg_at(self, addr: int) -> GMArg | None:
         """The memory argument whose bytes contain GM address `addr` (None for guard zones)."""

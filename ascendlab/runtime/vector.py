@@ -518,7 +518,8 @@ def axpy(dst: Any, src: Any, scalar: Any, args: tuple, kwargs: dict, frame: Any)
     def compute(a: np.ndarray, d: np.ndarray) -> np.ndarray:
         return (a.astype(np.float64) * s + d).astype(d.dtype)  # one rounding (assumption)
 
-    execute(c, op, dst, (src,), f, strides, compute, True, frame, (("scalar", s.item()),))
+    execute(c, op, dst, (src,), f, strides, compute, True, frame,
+            (("scalar", s.item()), ("src_dtype", src.dtype.name)))
 
 
 def duplicate(dst: Any, scalar: Any, args: tuple, kwargs: dict, frame: Any) -> None:

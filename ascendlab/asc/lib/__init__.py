@@ -1,3 +1,4 @@
-"""pyasc's `asc.lib` package: `asc.lib.runtime` (streams) on the emulator."""
+"""pyasc's `asc.lib` package on the emulator: `asc.lib.runtime` (streams) and `asc.lib.host`
+(host-side tiling)."""
 
-from . import runtime  # noqa: F401
+from . import host, runtime  # noqa: F401

@@ -1,0 +1,623 @@
+"""The cube-side engine of asc.adv.Matmul (matmul.py): one tiling's L1/L0 buffers, tile
+cache and pipe flags on a cube core (Engine), and one iterate_all / iterate sequence of a
+client (Job): per block, the traced GM -> L1 -> L0A/L0B -> mmad -> L0C -> fixpipe schedule,
+the cross-core messages of MIX kernels, and the copy of C into UB. docs/adv.md has the rules.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import LaunchError, OutOfBoundsError
+from ..runtime import core as _core
+from ..runtime.core import CoreState, access, emit, on_core
+from ..runtime.cube import _MMAD_RATE, FRACTAL
+from ..runtime.dma import _gm_span, _local_span
+from ..runtime.dtypes import DataType
+from ..runtime.memory import GlobalAddress
+from ..runtime.queue import reserve_top
+from ..runtime.tensor import GlobalTensor, LocalTensor
+from ..runtime.trace import Sync
+from . import tiling as host_tiling
+
+if TYPE_CHECKING:
+    from .matmul import Matmul
+
+_getframe = sys._getframe
+_new = tuple.__new__
+_as_strided = np.lib.stride_tricks.as_strided
+
+def as_global(x: Any, what: str) -> GlobalTensor:
+    if isinstance(x, GlobalTensor):
+        if x.alloc is None:
+            raise LaunchError(f"{what}: GlobalTensor used before set_global_buffer")
+        return x
+    if isinstance(x, GlobalAddress):
+        g = GlobalTensor()
+        g.set_global_buffer(x)
+        return g
+    raise TypeError(f"{what}: expected a GlobalTensor or GlobalAddress, got {type(x).__name__}")
+
+
+def where(frame: Any) -> str:
+    """The "[core 3, file:line]" suffix for errors raised at the user's call."""
+    c = _core.current
+    return _core.where(c, frame) if c is not None else ""
+
+
+# ---- the cube-side engine: buffers, flags, one block ----------------------------------------
+@dataclass
+class _Plan:
+    """The tiling as the engine uses it (host_tiling.effective + element sizes)."""
+
+    bm: int
+    bn: int
+    bk: int
+    step_m: int
+    step_n: int
+    step_ka: int
+    step_kb: int
+    slots_a1: int
+    slots_b1: int
+    db_a: int
+    db_b: int
+    db_c: int
+    order_n: bool
+
+
+class Engine:
+    """One Matmul configuration on one cube core: its L1/L0 buffers, tile cache and flags."""
+
+    def __init__(self, mm: Matmul, server: CoreState, uid: int) -> None:
+        t = mm.tiling
+        eff = host_tiling.effective(t, mm.at.itemsize, mm.bt.itemsize, server.chip)
+        self.plan = p = _Plan(int(t.base_m), int(t.base_n), int(t.base_k), eff.step_m,
+                              eff.step_n, eff.step_ka, eff.step_kb, eff.l1_buffers_a,
+                              eff.l1_buffers_b, eff.db_l0a, eff.db_l0b, eff.db_l0c,
+                              eff.iterate_order == 1)
+        self.c = server
+        self.uid = uid  # tells this engine's flags apart from another Matmul's
+        ai, bi = mm.at.itemsize, mm.bt.itemsize
+        c0a, c0b = 32 // ai, 32 // bi
+        a1 = _ceil(p.step_m * p.bm, 16) * _ceil(p.step_ka * p.bk, c0a) * ai
+        b1 = _ceil(p.step_kb * p.bk, 16) * _ceil(p.step_n * p.bn, c0b) * bi
+        a2 = _ceil(p.bm, 16) * _ceil(p.bk, c0a) * ai
+        b2 = _ceil(p.bk, c0b) * _ceil(p.bn, 16) * bi
+        c2 = _ceil(p.bm, 16) * _ceil(p.bn, 16) * 4
+        what = f"asc.adv.Matmul buffers on cube core {server.idx}"
+        self.a1 = [reserve_top(server, "L1", _ceil(a1, FRACTAL), what, FRACTAL)
+                   for _ in range(p.slots_a1)]
+        self.b1 = [reserve_top(server, "L1", _ceil(b1, FRACTAL), what, FRACTAL)
+                   for _ in range(p.slots_b1)]
+        self.bias1 = -1  # the bias row in L1, taken when a job first has a bias
+        self.bias_bytes = _ceil(p.bn * 4 * p.step_n, 64)
+        self.what = what
+        self.a2 = [reserve_top(server, "L0A", _ceil(a2, FRACTAL), what, FRACTAL)
+                   for _ in range(p.db_a)]
+        self.b2 = [reserve_top(server, "L0B", _ceil(b2, FRACTAL), what, FRACTAL)
+                   for _ in range(p.db_b)]
+        self.c2 = [reserve_top(server, "L0C", _ceil(c2, 1024), what, 1024)
+                   for _ in range(p.db_c)]
+        self.sizes = {"A1": a1, "B1": b1, "A2": a2, "B2": b2, "CO1": c2}
+        # tile caches: slot -> key of the resident tile; round-robin victims
+        self.res_a: list[Any] = [None] * p.slots_a1
+        self.res_b: list[Any] = [None] * p.slots_b1
+        self.next_a = self.next_b = 0
+        self.pending_a = [False] * p.slots_a1  # a load's RAW flag not yet consumed by MTE1
+        self.pending_b = [False] * p.slots_b1
+        self.used_a1 = [False] * p.slots_a1  # a WAR flag to wait on before reloading
+        self.used_b1 = [False] * p.slots_b1
+        self.next_a2 = self.next_b2 = self.next_c2 = 0
+        self.used_a2 = [False] * p.db_a
+        self.used_b2 = [False] * p.db_b
+        self.used_c2 = [False] * p.db_c
+        self.bias_used = False
+        self.flags: dict[tuple, tuple[Sync, Sync, tuple]] = {}
+
+    # ---- flags ---------------------------------------------------------------------------
+    def _flag(self, src: str, dst: str, buf: str, slot: int) -> tuple[Sync, Sync, tuple]:
+        key = (src, dst, buf, slot)
+        f = self.flags.get(key)
+        if f is None:
+            k = ("mm", self.uid, buf, slot)
+            f = self.flags[key] = (_new(Sync, ("set", src, dst, k, False)),
+                                   _new(Sync, ("wait", src, dst, k, False)),
+                                   (("event", f"{src}_{dst}"), ("event_id", slot),
+                                    ("adv", f"Matmul {buf}")))
+        return f
+
+    def set(self, src: str, dst: str, buf: str, slot: int, frame: Any) -> None:
+        s, _w, args = self._flag(src, dst, buf, slot)
+        emit(self.c, src, "set_flag", (), (), 0, "", 0, frame, s, args)
+
+    def wait(self, src: str, dst: str, buf: str, slot: int, frame: Any) -> None:
+        _s, w, args = self._flag(src, dst, buf, slot)
+        emit(self.c, dst, "wait_flag", (), (), 0, "", 0, frame, w, args)
+
+
+def engine_for(mm: Matmul, frame: Any) -> Engine:
+    """The server's engine for this tiling (shared by the two vector cores of a group)."""
+    server = mm.server
+    t = mm.tiling
+    key = ("mm", int(t.base_m), int(t.base_n), int(t.base_k), int(t.depth_a1),
+           int(t.depth_b1), int(t.step_m), int(t.step_n), int(t.step_k_a), int(t.step_k_b),
+           int(t.db_l0a), int(t.db_l0b), int(t.db_l0c), mm.at.name, mm.bt.name)
+    lib = server.lib
+    eng = lib.get(key)
+    if eng is None:
+        with on_core(server):
+            eng = lib[key] = Engine(mm, server, sum(k[0] == "mm" for k in lib))
+    return eng
+
+
+def _ceil(x: int, a: int) -> int:
+    return -(-x // a) * a
+
+
+class Loop:
+    """`with mm.iterate() as count:` (rewritten by the kernel compiler into a for loop)."""
+
+    def __init__(self, job: Job, frame: Any) -> None:
+        self.job = job
+        self.frame = frame
+        self.current = -1
+        self.fetched = True
+
+    def __iter__(self) -> Any:
+        job = self.job
+        for count in range(job.blocks):
+            if not self.fetched:
+                raise LaunchError(f"Matmul.iterate: block {self.current} was computed but never "
+                                  f"fetched; call mm.get_tensor_c(...) in every pass "
+                                  f"{where(self.frame)}")
+            job.request(self.frame)
+            job.compute(count, self.frame)
+            self.current = count
+            self.fetched = False
+            yield count
+        if not self.fetched:
+            raise LaunchError(f"Matmul.iterate: the last block was never fetched; call "
+                              f"mm.get_tensor_c(...) in every pass {where(self.frame)}")
+        self.current = -1
+
+    def __enter__(self) -> Any:
+        raise LaunchError("`with mm.iterate() as count:` loops only inside an @asc.jit kernel "
+                          "(the kernel compiler turns it into a loop over the blocks)")
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+class Job:
+    """One iterate_all / iterate pass sequence of a Matmul on this core."""
+
+    def __init__(self, mm: Matmul, frame: Any) -> None:
+        self.mm = mm
+        self.eng = eng = mm.engine
+        t = mm.tiling
+        p = eng.plan
+        sm, sn, sk = int(t.single_core_m), int(t.single_core_n), int(t.single_core_k)
+        tm, tn, tk = mm.tail
+        self.m = tm if tm > 0 else sm
+        self.n = tn if tn > 0 else sn
+        self.k = tk if tk > 0 else sk
+        org = mm.org or (int(t.m), int(t.n), int(t.k_a), int(t.k_b), 0)
+        self.lda = org[2]  # A row stride (elements)
+        self.ldb = org[1]  # B row stride
+        self.ldc = org[4] or org[1]  # C row stride
+        self.m_iter = -(-self.m // p.bm)
+        self.n_iter = -(-self.n // p.bn)
+        self.k_iter = -(-self.k // p.bk)
+        self.blocks = self.m_iter * self.n_iter
+        self.client = mm.client
+        self.server = eng.c
+        self.remote = self.server is not self.client
+        self.cslot = -1
+        self.acc: np.ndarray | None = None
+        self.block = (0, 0, 0, 0)  # m0, n0, rows, cols of the block in L0C
+        self.operands = ((mm.a_gm, self.m, self.k, self.lda, "A"),
+                         (mm.b_gm, self.k, self.n, self.ldb, "B"))
+        if mm.use_bias:
+            self.operands += ((mm.bias_gm, 1, self.n, self.n, "bias"),)
+        self.bias = mm.use_bias
+        with on_core(self.server):
+            for op in self.operands:
+                _check_operand(self.server, *op, frame)
+        self.requests = 0
+
+    # ---- cross-core messages ------------------------------------------------------------
+    def request(self, frame: Any) -> None:
+        """The client asks its cube core for the next block (MIX only)."""
+        if not self.remote:
+            return
+        cl, sv = self.client, self.server
+        key = ("xcore", cl.idx, sv.idx, "request")
+        # after a block was copied out of the workspace, the request waits for that copy
+        pipe = "MTE2" if self.requests and self.mm.c_in_ub else "S"
+        emit(cl, pipe, "mm_request", (), (), 0, "", 0, frame,
+             _new(Sync, ("xset", pipe, "S", key, False)), (("adv", "Matmul"), ("to", sv.idx)))
+        emit(sv, "S", "mm_serve", (), (), 0, "", 0, frame,
+             _new(Sync, ("xwait", pipe, "S", key, False)), (("adv", "Matmul"), ("from", cl.idx)))
+        self.requests += 1
+
+    def _done(self, frame: Any) -> None:
+        """The cube core's write-back is done: release the client (MIX only)."""
+        if not self.remote:
+            return
+        cl, sv = self.client, self.server
+        key = ("xcore", sv.idx, cl.idx, "done")
+        emit(sv, "FIX", "mm_done", (), (), 0, "", 0, frame,
+             _new(Sync, ("xset", "FIX", "S", key, False)), (("adv", "Matmul"), ("to", cl.idx)))
+        emit(cl, "S", "mm_wait_result", (), (), 0, "", 0, frame,
+             _new(Sync, ("xwait", "FIX", "S", key, False)), (("adv", "Matmul"), ("from", sv.idx)))
+
+    # ---- one block -----------------------------------------------------------------------
+    def coords(self, count: int) -> tuple[int, int]:
+        if self.eng.plan.order_n:
+            return count // self.n_iter, count % self.n_iter
+        return count % self.m_iter, count // self.m_iter
+
+    def compute(self, count: int, frame: Any) -> None:
+        """Block `count` into L0C: its K slices through L1 and L0 (cube core)."""
+        eng = self.eng
+        p = eng.plan
+        mi, ni = self.coords(count)
+        m0, n0 = mi * p.bm, ni * p.bn
+        rows = min(p.bm, self.m - m0)
+        cols = min(p.bn, self.n - n0)
+        with on_core(self.server) as sv:
+            cs = eng.next_c2
+            eng.next_c2 = (cs + 1) % p.db_c
+            if eng.used_c2[cs]:
+                eng.wait("FIX", "M", "CO1", cs, frame)
+            eng.used_c2[cs] = True
+            self.cslot = cs
+            views = [_gm_matrix(*op[:4]) for op in self.operands]
+            a, b = views[0], views[1]
+            acc = np.zeros((rows, cols), np.float32)
+            if self.bias:
+                self._load_bias(n0, cols, frame)
+                acc += views[2][0, n0:n0 + cols].astype(np.float32)
+            for kk in range(self.k_iter):
+                k0 = kk * p.bk
+                kl = min(p.bk, self.k - k0)
+                sa = self._l1_a(mi, kk, frame)
+                sb = self._l1_b(ni, kk, frame)
+                pa = self._l0(sv, "A", sa, mi, kk, rows, kl, frame)
+                pb = self._l0(sv, "B", sb, ni, kk, kl, cols, frame)
+                eng.wait("MTE1", "M", "A2", pa, frame)
+                eng.wait("MTE1", "M", "B2", pb, frame)
+                acc += (a[m0:m0 + rows, k0:k0 + kl].astype(np.float32)
+                        @ b[k0:k0 + kl, n0:n0 + cols].astype(np.float32))
+                self._mmad(sv, pa, pb, cs, rows, cols, kl, kk == 0, frame)
+                eng.set("M", "MTE1", "A2", pa, frame)
+                eng.set("M", "MTE1", "B2", pb, frame)
+                self._release_l1(kk, mi, ni, frame)
+            eng.set("M", "FIX", "CO1", cs, frame)
+        self.acc = acc
+        self.block = (m0, n0, rows, cols)
+
+    def _load_bias(self, n0: int, cols: int, frame: Any) -> None:
+        eng = self.eng
+        sv = self.server
+        if eng.bias_used:
+            eng.wait("M", "MTE2", "BIAS", 0, frame)
+        eng.bias_used = True
+        if eng.bias1 < 0:
+            eng.bias1 = reserve_top(sv, "L1", eng.bias_bytes, eng.what, 64)
+        g = self.mm.bias_gm
+        a = g.alloc
+        emit(sv, "MTE2", "data_copy", (access("GM", a.base + g.offset + n0 * 4, cols * 4,
+                                              a.name),),
+             (access("L1", eng.bias1, _ceil(cols * 4, 32), "mm.bias"),), cols, "float32", 1,
+             frame, None, (("adv", "Matmul bias"),))
+        eng.set("MTE2", "M", "BIAS", 0, frame)
+        eng.wait("MTE2", "M", "BIAS", 0, frame)
+
+    def _l1_a(self, mi: int, kk: int, frame: Any) -> int:
+        """The L1 slot holding A rows of block row mi for K slice kk (loading it if needed)."""
+        eng, p = self.eng, self.eng.plan
+        key = (id(self), mi // p.step_m, kk // p.step_ka)
+        return self._l1(key, "A", eng.res_a, frame, lambda s: self._load_a(mi, kk, s, frame))
+
+    def _l1_b(self, ni: int, kk: int, frame: Any) -> int:
+        eng, p = self.eng, self.eng.plan
+        key = (id(self), ni // p.step_n, kk // p.step_kb)
+        return self._l1(key, "B", eng.res_b, frame, lambda s: self._load_b(ni, kk, s, frame))
+
+    def _l1(self, key: Any, which: str, res: list, frame: Any, load: Any) -> int:
+        eng = self.eng
+        if key in res:  # still resident: reuse it
+            s = res.index(key)
+            used = eng.used_a1 if which == "A" else eng.used_b1
+            if used[s]:  # its slot was released after an earlier use: take it back
+                eng.wait("MTE1", "MTE2", which + "1", s, frame)
+                used[s] = False
+            return s
+        if which == "A":
+            s = eng.next_a
+            eng.next_a = (s + 1) % len(res)
+            used, pending = eng.used_a1, eng.pending_a
+        else:
+            s = eng.next_b
+            eng.next_b = (s + 1) % len(res)
+            used, pending = eng.used_b1, eng.pending_b
+        if used[s]:
+            eng.wait("MTE1", "MTE2", which + "1", s, frame)
+            used[s] = False
+        res[s] = key
+        load(s)
+        eng.set("MTE2", "MTE1", which + "1", s, frame)
+        pending[s] = True
+        return s
+
+    def _load_a(self, mi: int, kk: int, slot: int, frame: Any) -> None:
+        p = self.eng.plan
+        g0 = (mi // p.step_m) * p.step_m * p.bm
+        k0 = (kk // p.step_ka) * p.step_ka * p.bk
+        rows = min(p.step_m * p.bm, self.m - g0)
+        kl = min(p.step_ka * p.bk, self.k - k0)
+        self._nd2nz(self.mm.a_gm, self.lda, g0, k0, rows, kl, self.mm.at,
+                    self.eng.a1[slot], self.eng.sizes["A1"], "mm.A1", frame)
+
+    def _load_b(self, ni: int, kk: int, slot: int, frame: Any) -> None:
+        p = self.eng.plan
+        g0 = (ni // p.step_n) * p.step_n * p.bn
+        k0 = (kk // p.step_kb) * p.step_kb * p.bk
+        cols = min(p.step_n * p.bn, self.n - g0)
+        kl = min(p.step_kb * p.bk, self.k - k0)
+        self._nd2nz(self.mm.b_gm, self.ldb, k0, g0, kl, cols, self.mm.bt,
+                    self.eng.b1[slot], self.eng.sizes["B1"], "mm.B1", frame)
+
+    def _nd2nz(self, g: GlobalTensor, ld: int, r0: int, c0_: int, rows: int, cols: int,
+               dt: DataType, addr: int, nbytes: int, name: str, frame: Any) -> None:
+        """The GM -> L1 (ND -> NZ) copy of a rows x cols tile starting at (r0, c0_): it fills
+        the whole L1 tile (NZ fractals padded with zeros)."""
+        isz = dt.itemsize
+        a = g.alloc
+        start = g.offset + (r0 * ld + c0_) * isz
+        emit(self.server, "MTE2", "data_copy",
+             (access("GM", a.base + start, cols * isz, a.name, rows, ld * isz),),
+             (access("L1", addr, nbytes, name),), rows * cols, dt.name, rows, frame, None,
+             (("adv", "Matmul ND2NZ"), ("rows", rows), ("cols", cols)))
+
+    def _l0(self, sv: CoreState, which: str, s1: int, i: int, kk: int, rows: int, cols: int,
+            frame: Any) -> int:
+        """load_data of one slice from L1 slot s1 into the next L0A/L0B slot."""
+        eng, p = self.eng, self.eng.plan
+        # the slice's place in the NZ tile: column blocks of c0 elements (32 B per row), each
+        # as tall as the tile's rows rounded up to 16
+        if which == "A":
+            slot = eng.next_a2
+            eng.next_a2 = (slot + 1) % p.db_a
+            used, pend, l0, l1 = eng.used_a2, eng.pending_a, eng.a2, eng.a1
+            dt, space, c0 = self.mm.at, "L0A", 32 // self.mm.at.itemsize
+            frac = -(-rows // 16) * -(-cols // c0)
+            tall = _ceil(p.step_m * p.bm, 16)
+            sub = (kk % p.step_ka) * (p.bk // c0) * tall * 32 + (i % p.step_m) * p.bm * 32
+            src = (l1[s1] + sub, _ceil(rows, 16) * 32, -(-cols // c0), tall * 32)
+        else:
+            slot = eng.next_b2
+            eng.next_b2 = (slot + 1) % p.db_b
+            used, pend, l0, l1 = eng.used_b2, eng.pending_b, eng.b2, eng.b1
+            dt, space, c0 = self.mm.bt, "L0B", 32 // self.mm.bt.itemsize
+            frac = -(-rows // c0) * -(-cols // 16)
+            tall = _ceil(p.step_kb * p.bk, 16)
+            sub = (i % p.step_n) * (p.bn // c0) * tall * 32 + (kk % p.step_kb) * p.bk * 32
+            src = (l1[s1] + sub, _ceil(rows, 16) * 32, -(-cols // c0), tall * 32)
+        buf = which + "2"
+        if used[slot]:
+            eng.wait("M", "MTE1", buf, slot, frame)
+        used[slot] = True
+        if pend[s1]:
+            eng.wait("MTE2", "MTE1", which + "1", s1, frame)
+            pend[s1] = False
+        nbytes = frac * FRACTAL
+        emit(sv, "MTE1", "load_data",
+             (access("L1", src[0], src[1], f"mm.{which}1", src[2], src[3]),),
+             (access(space, l0[slot], nbytes, f"mm.{buf}"),), nbytes // dt.itemsize, dt.name,
+             frac, frame, None, (("adv", "Matmul"), ("fractals", frac)))
+        eng.set("MTE1", "M", buf, slot, frame)
+        return slot
+
+    def _mmad(self, sv: CoreState, pa: int, pb: int, cs: int, m: int, n: int, k: int,
+              first: bool, frame: Any) -> None:
+        eng = self.eng
+        at = self.mm.at
+        c0 = 32 // at.itemsize
+        m1, n1, k1 = -(-m // 16), -(-n // 16), -(-k // c0)
+        a_bytes, b_bytes = m1 * k1 * FRACTAL, k1 * n1 * FRACTAL
+        c_acc = access("L0C", eng.c2[cs], m1 * n1 * 1024, "mm.CO1")
+        reads = (access("L0A", eng.a2[pa], a_bytes, "mm.A2"),
+                 access("L0B", eng.b2[pb], b_bytes, "mm.B2"))
+        bias_first = first and self.bias
+        if bias_first:
+            reads += (access("L1", eng.bias1, _ceil(n * 4, 32), "mm.bias"),)
+        elif not first:
+            reads += (c_acc,)
+        emit(sv, "M", "mmad", reads, (c_acc,), m * n * k, at.name, m1 * n1 * k1, frame, None,
+             (("m", m), ("n", n), ("k", k), ("init", first), ("rate", _MMAD_RATE[at.name]),
+              ("adv", "Matmul")))
+        if bias_first:
+            eng.set("M", "MTE2", "BIAS", 0, frame)
+
+    def _release_l1(self, kk: int, mi: int, ni: int, frame: Any) -> None:
+        """After the last slice of an L1 tile for this block, let MTE2 reuse its slot (the
+        tile stays cached until the slot is taken)."""
+        eng, p = self.eng, self.eng.plan
+        last_k = kk == self.k_iter - 1
+        if last_k or (kk + 1) % p.step_ka == 0:
+            s = eng.res_a.index((id(self), mi // p.step_m, kk // p.step_ka))
+            if not eng.used_a1[s]:
+                eng.set("MTE1", "MTE2", "A1", s, frame)
+                eng.used_a1[s] = True
+        if last_k or (kk + 1) % p.step_kb == 0:
+            s = eng.res_b.index((id(self), ni // p.step_n, kk // p.step_kb))
+            if not eng.used_b1[s]:
+                eng.set("MTE1", "MTE2", "B1", s, frame)
+                eng.used_b1[s] = True
+
+    # ---- write-back --------------------------------------------------------------------
+    def write(self, dst: Any, count: int, atomic: bool, sequential: bool, frame: Any,
+              whole: bool = False, notify: bool = True) -> None:
+        """Fixpipe the block in L0C to dst (GM), or through the workspace into dst (UB)."""
+        mm, eng = self.mm, self.eng
+        m0, n0, rows, cols = self.block
+        ct = mm.ct
+        out = self.acc.astype(ct.np) if ct.name != "float32" else self.acc
+        if isinstance(dst, LocalTensor):
+            self._to_ub(dst, out, rows, cols, m0, n0, whole, notify, frame)
+            return
+        g = as_global(dst, "Matmul output")
+        if g.dtype != ct:
+            raise TypeError(f"Matmul: C is {ct.name} but the output tensor is {g.dtype.name} "
+                            f"{where(frame)}")
+        r0, c0_ = (0, 0) if sequential else (m0, n0)
+        ld = eng.plan.bn if sequential else self.ldc
+        with on_core(self.server) as sv:
+            self._fixpipe(sv, g, r0, c0_, ld, out, atomic, frame)
+            if notify:
+                self._done(frame)
+
+    def _fixpipe(self, sv: CoreState, g: GlobalTensor, r0: int, c0_: int, ld: int,
+                 out: np.ndarray, atomic: bool, frame: Any) -> None:
+        eng = self.eng
+        rows, cols = out.shape
+        eng.wait("M", "FIX", "CO1", self.cslot, frame)
+        isz = g.dtype.itemsize
+        start = g.offset + (r0 * ld + c0_) * isz
+        end = start + ((rows - 1) * ld + cols) * isz
+        if start < 0 or end > g.alloc.nbytes:
+            _gm_span(sv, g, start - g.offset, end - g.offset, "Matmul (fixpipe)", frame)
+        a = g.alloc
+        a.private()
+        a.written = True
+        view = _as_strided(a.buf[a.idx0 + start:], shape=(rows, cols * isz),
+                           strides=(ld * isz, 1), writeable=True)
+        data = out.view(np.uint8).reshape(rows, cols * isz) if out.flags.c_contiguous else \
+            np.ascontiguousarray(out).view(np.uint8).reshape(rows, cols * isz)
+        if atomic:
+            cur = view.copy().view(g.dtype.np).reshape(rows, cols)
+            data = (cur + out).astype(g.dtype.np).view(np.uint8).reshape(rows, cols * isz)
+        view[...] = data
+        c_acc = access("L0C", eng.c2[self.cslot], -(-rows // 16) * -(-cols // 16) * 1024,
+                       "mm.CO1")
+        reads = (c_acc,) + ((access("GM", a.base + start, cols * isz, a.name, rows, ld * isz),)
+                            if atomic else ())
+        emit(sv, "FIX", "fixpipe", reads,
+             (access("GM", a.base + start, cols * isz, a.name, rows, ld * isz),),
+             rows * cols, g.dtype.name, rows, frame, None,
+             (("adv", "Matmul"), ("atomic", atomic), ("quant", "F322F16" if isz == 2 else
+                                                      "NoQuant")))
+        eng.set("FIX", "M", "CO1", self.cslot, frame)
+
+    def _to_ub(self, dst: LocalTensor, out: np.ndarray, rows: int, cols: int, m0: int, n0: int,
+               whole: bool, notify: bool, frame: Any) -> None:
+        mm, eng = self.mm, self.eng
+        cl = self.client
+        if cl.chip.layout == "separated" and cl.kind != "aiv":
+            raise LaunchError(f"Matmul: C in UB needs a vector core; this is cube core "
+                              f"{cl.idx} {where(frame)}")
+        if dst.space != "UB":
+            raise TypeError(f"Matmul: a LocalTensor output must be in UB (VECCALC/VECIN/VECOUT), "
+                            f"got {dst.describe()} {where(frame)}")
+        if dst.dtype != mm.ct:
+            raise TypeError(f"Matmul: C is {mm.ct.name} but {dst.describe()} is "
+                            f"{dst.dtype.name} {where(frame)}")
+        ws = mm.workspace
+        if ws is None:
+            raise LaunchError(f"Matmul: C in UB goes through a GM workspace; pass one to "
+                              f"register_matmul(pipe, workspace, mm, tiling) or call "
+                              f"asc.set_sys_workspace(ws) {where(frame)}")
+        p = eng.plan
+        isz = mm.ct.itemsize
+        ld = p.bn
+        r0 = m0 if whole else 0
+        c0_ = n0 if whole else 0
+        if whole:
+            ld = self.n
+        slot_bytes = (self.m * self.n if whole else p.bm * p.bn) * isz
+        slot = _ceil(slot_bytes, 512)
+        base = cl.idx * slot if cl.launch.core_kind == "mix" else 0
+        if ws.offset + base + slot > ws.alloc.nbytes:
+            raise OutOfBoundsError(
+                f"Matmul: the workspace ({ws.alloc.name}, {ws.alloc.nbytes - ws.offset} B) is too "
+                f"small: vector core {cl.idx} needs bytes [{base}, {base + slot}) for its C "
+                f"block {where(frame)}")
+        wg = GlobalTensor()
+        wg.alloc, wg.offset, wg.dtype, wg.size = ws.alloc, ws.offset + base, mm.ct, None
+        with on_core(self.server) as sv:
+            self._fixpipe(sv, wg, r0, c0_, ld, out, False, frame)
+            if notify:
+                self._done(frame)
+        # the client copies its block out of the workspace (MTE2), then hands it to V
+        hi = ((r0 + rows - 1) * ld + c0_ + cols) * isz
+        lo = (r0 * ld + c0_) * isz
+        if dst.addr + hi > dst.hi:
+            _local_span(cl, dst, lo, hi, "Matmul.get_tensor_c", "dst", frame)
+        # like the library, fence the UB tensor first: its earlier readers (MTE3 copy-out, V)
+        # and writers finish before the copy overwrites it
+        for src_pipe in ("MTE3", "V"):
+            s_, w_, args_ = _ub_fence(src_pipe)
+            emit(cl, src_pipe, "set_flag", (), (), 0, "", 0, frame, s_, args_)
+            emit(cl, "MTE2", "wait_flag", (), (), 0, "", 0, frame, w_, args_)
+        a = ws.alloc
+        src = _as_strided(a.buf[a.idx0 + wg.offset + lo:], shape=(rows, cols * isz),
+                          strides=(ld * isz, 1), writeable=False)
+        mem = cl.mem("UB")
+        _as_strided(mem[dst.addr + lo:], shape=(rows, cols * isz), strides=(ld * isz, 1),
+                    writeable=True)[...] = src
+        emit(cl, "MTE2", "data_copy",
+             (access("GM", a.base + wg.offset + lo, cols * isz, a.name, rows, ld * isz),),
+             (access("UB", dst.addr + lo, cols * isz, dst.name, rows, ld * isz),),
+             rows * cols, mm.ct.name, rows, frame, None, (("adv", "Matmul get_tensor_c"),))
+        s, w, args = _ub_flag()
+        emit(cl, "MTE2", "set_flag", (), (), 0, "", 0, frame, s, args)
+        emit(cl, "V", "wait_flag", (), (), 0, "", 0, frame, w, args)
+        cl.v_pending.clear()
+
+
+_FLAGS: dict[str, tuple[Sync, Sync, tuple]] = {}
+
+
+def _client_flag(src: str, dst: str, what: str) -> tuple[Sync, Sync, tuple]:
+    """A vector core's flag around Matmul's copy of C into UB (one shared Sync per pair)."""
+    f = _FLAGS.get(src + dst)
+    if f is None:
+        k = ("mm", -1, f"C_UB_{src}_{dst}", 0)
+        f = _FLAGS[src + dst] = (_new(Sync, ("set", src, dst, k, False)),
+                                 _new(Sync, ("wait", src, dst, k, False)),
+                                 (("event", f"{src}_{dst}"), ("event_id", 0),
+                                  ("adv", f"Matmul {what}")))
+    return f
+
+
+def _ub_flag() -> tuple[Sync, Sync, tuple]:
+    return _client_flag("MTE2", "V", "C -> UB")
+
+
+def _ub_fence(src: str) -> tuple[Sync, Sync, tuple]:
+    return _client_flag(src, "MTE2", "UB fence")
+
+
+def _check_operand(c: CoreState, g: GlobalTensor, rows: int, cols: int, ld: int, what: str,
+                   frame: Any) -> None:
+    """An operand that runs past its argument is a memcheck finding (strict: an error), as a
+    data_copy's would be."""
+    if rows <= 0 or cols <= 0:
+        raise ValueError(f"Matmul: {what} is {rows} x {cols}: the block shape (tiling or "
+                         f"set_tail) must be positive {where(frame)}")
+    end = ((rows - 1) * ld + cols) * g.dtype.itemsize
+    if g.offset < 0 or g.offset + end > g.alloc.nbytes:
+        _gm_span(c, g, 0, end, f"Matmul ({what})", frame)
+
+
+def _gm_matrix(g: GlobalTensor, rows: int, cols: int, ld: int) -> np.ndarray:
+    """A rows x cols (row stride ld elements) view of a GM operand as it is now."""
+    a = g.alloc
+    isz = g.dtype.itemsize
+    return np.ndarray((rows, cols), g.dtype.np, a.buf, a.idx0 + g.offset, (ld * isz, isz))

@@ -1,0 +1,254 @@
+"""A challenge: what to compute, on which inputs, under which rules, and how fast is gold.
+
+A challenge is a folder (challenges/<name>/) with a README.md for the learner and a spec.py
+that defines `SPEC = ChallengeSpec(...)`: the float64 reference, the input generator, the
+public cases, the hidden-case generator, the rules and the performance tiers. Reference
+solutions live in tests/grader/, never in the challenge folder.
+
+    ch = load_challenge("swish")             # by name (challenges/ dirs) or by path
+    ch.spec.public_cases, ch.readme
+
+The submission's entry (`spec.entry`, default "launch") is called once per case as
+    launch(*inputs, *outputs, **case.params, core_num=<cores of the case's chip>)
+with numpy arrays the grader made (outputs are filled with 0xFF bytes, so an element the
+kernel never writes shows as NaN / -1) and must launch exactly one kernel.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..runtime.chips import get_chip
+
+# Modules a submission may import (rules.py checks the source): the pyasc surface, numpy for
+# host-side preparation, and harmless stdlib helpers.
+DEFAULT_IMPORTS = frozenset({"ascendlab", "ascendlab.asc", "asc", "numpy", "math", "functools",
+                             "itertools", "dataclasses", "typing", "__future__", "operator"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class Case:
+    """One graded input set: its shape, dtype, value kind and seed."""
+
+    name: str  # "public-small", "hidden-tail-1": shown to the learner
+    shape: tuple[int, ...]
+    dtype: str  # numpy name of the input (and, by default, output) dtype
+    seed: int  # for the spec's generate(); hidden cases get theirs from the secret
+    kind: str = "uniform"  # the value distribution the spec's generate() understands
+    params: Mapping[str, Any] = field(default_factory=dict)  # scalar launch parameters
+    hidden: bool = False
+    perf: bool = False  # the case whose modelled cycles give the tier (the largest one)
+
+    def __post_init__(self) -> None:
+        if not self.name or any(ch in self.name for ch in "/\\ "):
+            raise ValueError(f"Case.name must be a non-empty word, got {self.name!r}")
+        if not self.shape or any(not isinstance(d, int) or d < 1 for d in self.shape):
+            raise ValueError(f"Case {self.name}: shape must be positive ints, got {self.shape}")
+        np.dtype(self.dtype)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def describe(self) -> str:
+        """'hidden-tail-1: float16[35] (uniform)'."""
+        dims = "x".join(map(str, self.shape))
+        extra = "".join(f", {k}={v}" for k, v in self.params.items())
+        return f"{self.name}: {self.dtype}[{dims}] ({self.kind}{extra})"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tiers:
+    """Performance tiers in modelled cycles relative to the challenge's roofline bound."""
+
+    gold: float = 1.2  # cycles <= gold x bound
+    silver: float = 2.0  # cycles <= silver x bound; anything correct is bronze
+
+    def __post_init__(self) -> None:
+        if not 1.0 <= self.gold <= self.silver:
+            raise ValueError(f"Tiers: need 1 <= gold <= silver, got {self.gold}, {self.silver}")
+
+    def tier(self, cycles: int, bound: int) -> str:
+        ratio = cycles / max(bound, 1)
+        return "gold" if ratio <= self.gold else "silver" if ratio <= self.silver else "bronze"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rules:
+    """What a submission may do."""
+
+    chips: tuple[str, ...] = ("Ascend910B2",)  # every case runs on each of these chips
+    core_kind: str = "aiv"  # the cores the kernel must run on
+    # (min, max) blocks; max None means the chip's cores of core_kind
+    block_num: tuple[int, int | None] = (1, None)
+    allowed_ops: frozenset[str] | None = None  # trace ops allowed (None: any replayable op)
+    gm_scalar_access: bool = False  # get_value / set_value on GM
+    readonly_inputs: bool = True  # the kernel must not write its inputs
+    # the recorded instructions must compute the answer for other data of the same shape
+    # (catches results baked into instruction arguments; turn off for kernels whose scalar
+    # arguments legitimately depend on the data, and see docs/grader.md)
+    input_independent: bool = True
+    imports: frozenset[str] = DEFAULT_IMPORTS
+    workspace_bytes: int = 0  # extra GM arguments (zero-filled by the grader) allowed in total
+
+    def __post_init__(self) -> None:
+        for chip in self.chips:
+            get_chip(chip)
+        if self.core_kind not in ("aiv", "aic"):
+            raise ValueError(f"Rules.core_kind must be 'aiv' or 'aic', got {self.core_kind!r}")
+
+    def block_range(self, chip: str) -> tuple[int, int]:
+        spec = get_chip(chip)
+        top = spec.aiv_cores if self.core_kind == "aiv" else spec.aic_cores
+        lo, hi = self.block_num
+        return lo, top if hi is None else hi
+
+
+@dataclass(frozen=True, kw_only=True)
+class Limits:
+    """Resources of the submission's process (for all cases together)."""
+
+    wall_s: float = 60.0  # wall-clock seconds
+    cpu_s: float = 60.0  # CPU seconds (RLIMIT_CPU)
+    memory_mb: int = 2048  # address space (RLIMIT_AS)
+    output_kb: int = 64  # stdout/stderr kept per stream
+    file_mb: int = 512  # largest file the process may write (its trace records)
+    max_events: int = 2_000_000  # per case
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChallengeSpec:
+    """Everything the grader needs to know about one challenge."""
+
+    name: str
+    title: str
+    inputs: tuple[str, ...]  # array names, in launch order
+    outputs: tuple[str, ...]
+    # reference(inputs as float64 arrays, **params) -> output array (one output) or dict
+    reference: Callable[..., Any]
+    # generate(case) -> {input name: array of case.shape / case.dtype}
+    generate: Callable[[Case], Mapping[str, np.ndarray]]
+    public_cases: tuple[Case, ...]
+    hidden_cases: Callable[[int], list[Case]]  # from the secret seed
+    rules: Rules = Rules()
+    tiers: Tiers = Tiers()
+    limits: Limits = Limits()
+    entry: str = "launch"
+    # (shape, dtype) of each output for a case; default: the case's shape and dtype
+    output_spec: Callable[[Case], Mapping[str, tuple[tuple[int, ...], str]]] | None = None
+
+    def outputs_for(self, case: Case) -> dict[str, tuple[tuple[int, ...], str]]:
+        if self.output_spec is not None:
+            return {k: (tuple(s), str(np.dtype(d))) for k, (s, d) in
+                    self.output_spec(case).items()}
+        return {name: (case.shape, case.dtype) for name in self.outputs}
+
+    def golden(self, case: Case, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The reference outputs in float64 (integers stay integers)."""
+        wide = {k: (v.astype(np.float64) if v.dtype.kind == "f" else v) for k, v in
+                inputs.items()}
+        out = self.reference(wide, **dict(case.params))
+        if not isinstance(out, Mapping):
+            if len(self.outputs) != 1:
+                raise TypeError(f"{self.name}: reference must return a dict of "
+                                f"{self.outputs}")
+            out = {self.outputs[0]: out}
+        return {k: np.asarray(out[k]) for k in self.outputs}
+
+    def make_inputs(self, case: Case) -> dict[str, np.ndarray]:
+        arrays = {k: np.ascontiguousarray(v) for k, v in self.generate(case).items()}
+        for name in self.inputs:
+            a = arrays.get(name)
+            if a is None or a.shape != case.shape:
+                raise ValueError(f"{self.name}: generate() gave {name}="
+                                 f"{None if a is None else a.shape}, want {case.shape}")
+        return {name: arrays[name] for name in self.inputs}
+
+    def cases(self, secret: int) -> list[Case]:
+        """Public cases, then the hidden ones drawn from `secret`."""
+        hidden = [replace(c, hidden=True) for c in self.hidden_cases(secret)]
+        out = list(self.public_cases) + hidden
+        names = [c.name for c in out]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.name}: case names repeat: {names}")
+        return out
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """A loaded challenge folder."""
+
+    spec: ChallengeSpec
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def readme(self) -> str:
+        p = self.path / "README.md"
+        return p.read_text() if p.exists() else ""
+
+
+def derive_seed(secret: int, *parts: Any) -> int:
+    """A 63-bit seed from the secret and labels (stable across runs and machines)."""
+    h = hashlib.sha256(repr((int(secret),) + tuple(map(str, parts))).encode())
+    return int.from_bytes(h.digest()[:8], "little") >> 1
+
+
+def challenge_dirs() -> list[Path]:
+    """Where challenges are looked up by name: $ASCENDLAB_CHALLENGES (os.pathsep-separated),
+    the repository's challenges/, ./challenges."""
+    dirs = [Path(p) for p in os.environ.get("ASCENDLAB_CHALLENGES", "").split(os.pathsep) if p]
+    dirs.append(Path(__file__).resolve().parents[2] / "challenges")
+    dirs.append(Path.cwd() / "challenges")
+    return dirs
+
+
+_LOADED: dict[Path, Challenge] = {}
+
+
+def load_challenge(name_or_path: str | os.PathLike) -> Challenge:
+    """A challenge by folder path or by name (see challenge_dirs)."""
+    if isinstance(name_or_path, Challenge):
+        return name_or_path
+    p = Path(name_or_path)
+    if not (p / "spec.py").is_file():
+        for d in challenge_dirs():
+            if (d / str(name_or_path) / "spec.py").is_file():
+                p = d / str(name_or_path)
+                break
+        else:
+            known = sorted({q.parent.name for d in challenge_dirs() if d.is_dir()
+                            for q in d.glob("*/spec.py")})
+            raise FileNotFoundError(f"no challenge {str(name_or_path)!r}: give a folder with a "
+                                    f"spec.py or one of {', '.join(known) or '(none found)'}")
+    p = p.resolve()
+    got = _LOADED.get(p)
+    if got is not None:
+        return got
+    mod_name = f"ascendlab_challenge_{p.name}_{abs(hash(str(p))) % 10**8}"
+    loader = importlib.util.spec_from_file_location(mod_name, p / "spec.py")
+    if loader is None or loader.loader is None:
+        raise ImportError(f"cannot load {p / 'spec.py'}")
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    spec = getattr(module, "SPEC", None)
+    if not isinstance(spec, ChallengeSpec):
+        raise TypeError(f"{p / 'spec.py'} must define SPEC = ChallengeSpec(...)")
+    ch = _LOADED[p] = Challenge(spec, p)
+    return ch
+
+
+__all__ = ["DEFAULT_IMPORTS", "Case", "Challenge", "ChallengeSpec", "Limits", "Rules", "Tiers",
+           "challenge_dirs", "derive_seed", "load_challenge"]

@@ -1,0 +1,148 @@
+"""The grader's shell commands (wired into ascendlab/cli.py): grade, submit, leaderboard."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+from pathlib import Path
+
+from .report import Verdict
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """Add `grade`, `submit` and `leaderboard` to the `ascendlab` command."""
+    g = sub.add_parser(
+        "grade", help="grade a submission (or a folder of them) against a challenge",
+        description="Grade SUBMISSION (.py or .ipynb) on CHALLENGE (a name under challenges/ "
+                    "or a folder) in a sandbox; a folder grades every submission in it in "
+                    "parallel and writes a summary.")
+    g.add_argument("challenge")
+    g.add_argument("submission", help="a .py / .ipynb file, or a folder of them")
+    g.add_argument("--json", action="store_true", help="print the report(s) as JSON")
+    g.add_argument("--public-only", action="store_true", help="only the public cases (quick)")
+    g.add_argument("--jobs", type=int, default=None,
+                   help="worker processes for a folder (default: the CPU count)")
+    g.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="grade a folder on a Dask distributed scheduler (needs "
+                        "ascendlab[grader])")
+    g.add_argument("--out", default=None, metavar="FILE",
+                   help="folder summary: .csv (default FOLDER/grades.csv) or .json")
+    g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s = sub.add_parser("submit", help="grade a submission and record it on the leaderboard",
+                       description="Grade SUBMISSION on CHALLENGE; when ACCEPTED, record its "
+                                   "verified cycles on the leaderboard.")
+    s.add_argument("challenge")
+    s.add_argument("submission")
+    s.add_argument("--user", default=None, help="leaderboard name (default: your login)")
+    s.add_argument("--db", default=None, help="leaderboard file (default: "
+                                              "$ASCENDLAB_LEADERBOARD or the user data dir)")
+    s.add_argument("--json", action="store_true")
+    lb = sub.add_parser("leaderboard", help="show a challenge's leaderboard")
+    lb.add_argument("challenge")
+    lb.add_argument("--chip", default=None)
+    lb.add_argument("--db", default=None)
+    lb.add_argument("--json", action="store_true")
+
+
+def _exit(verdict: Verdict) -> int:
+    if verdict == Verdict.ACCEPTED:
+        return 0
+    return 3 if verdict == Verdict.INTERNAL_ERROR else 1
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from .challenge import load_challenge
+    from .grade import GradeOptions, grade
+
+    try:
+        ch = load_challenge(args.challenge)
+    except (FileNotFoundError, ImportError, TypeError) as e:
+        print(f"ascendlab grade: {e}", file=sys.stderr)
+        return 2
+    opts = GradeOptions(public_only=args.public_only)
+    target = Path(args.submission)
+    if target.is_dir():
+        return _grade_dir(ch, target, opts, args)
+    if not target.is_file():
+        print(f"ascendlab grade: no such file: {target}", file=sys.stderr)
+        return 2
+    report = grade(ch, target, opts)
+    print(report.to_json(indent=1) if args.json else report)
+    return _exit(report.verdict)
+
+
+def _grade_dir(ch, target: Path, opts, args: argparse.Namespace) -> int:  # noqa: ANN001
+    from .batch import (
+        DaskExecutor,
+        LocalExecutor,
+        find_submissions,
+        grade_dir,
+        render_summary,
+        write_summary,
+    )
+
+    files = find_submissions(target)
+    if not files:
+        print(f"ascendlab grade: no .py or .ipynb files in {target}", file=sys.stderr)
+        return 2
+    if args.scheduler:
+        try:
+            executor = DaskExecutor(args.scheduler)
+        except ImportError as e:
+            print(f"ascendlab grade: {e}", file=sys.stderr)
+            return 2
+    else:
+        executor = LocalExecutor(args.jobs)
+    try:
+        reports = grade_dir(ch, target, executor, opts, progress=not args.no_progress,
+                            files=files)
+    finally:
+        if hasattr(executor, "close"):
+            executor.close()
+    out = Path(args.out) if args.out else target / "grades.csv"
+    write_summary(reports, out)
+    if args.json:
+        print(json.dumps([r.to_dict() for r in reports], default=str, indent=1))
+    else:
+        print(render_summary(reports))
+        print(f"\nsummary written to {out}")
+    return 0
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    from .grade import grade
+    from .leaderboard import Leaderboard
+
+    path = Path(args.submission)
+    if not path.is_file():
+        print(f"ascendlab submit: no such file: {path}", file=sys.stderr)
+        return 2
+    report = grade(args.challenge, path)
+    user = args.user or getpass.getuser()
+    lb = Leaderboard(args.db)
+    written = lb.record(report, user, source=path.read_text(errors="replace"))
+    if args.json:
+        d = report.to_dict()
+        d["leaderboard"] = {"recorded": written, "path": str(lb.path), "user": user}
+        print(json.dumps(d, default=str, indent=1))
+    else:
+        print(report)
+        if written:
+            print(f"\nrecorded on the leaderboard as {user!r} ({lb.path})")
+        else:
+            print("\nnot recorded: only ACCEPTED submissions enter the leaderboard")
+    return _exit(report.verdict)
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from .leaderboard import Leaderboard
+
+    lb = Leaderboard(args.db)
+    if args.json:
+        rows = [e.__dict__ for e in lb.best(args.challenge, args.chip)]
+        print(json.dumps(rows, indent=1))
+    else:
+        print(lb.render(args.challenge, args.chip))
+    return 0

@@ -1,0 +1,351 @@
+"""grade(): one submission against one challenge, in the sandbox, to a Report.
+
+    report = grade("swish", "my_swish.py")         # Report (never raises, never prints)
+    print(report); report.to_json(); report.ok
+
+Steps: read the submission (submission.py) and check its source (rules.py); draw the hidden
+cases from a fresh secret (secrets module, kept in this process); write the inputs of every
+case into a temporary job directory; run the harness there in a contained child (sandbox.py);
+judge each case's record (judge.py) in order until the first failure; model the performance
+case on each chip (perf.py). Any failure of the grader itself becomes INTERNAL_ERROR.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import stat
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..runtime.chips import get_chip
+from ..runtime.cost import MODEL_VERSION
+from . import rules as _rules
+from .challenge import Challenge, Limits, load_challenge
+from .judge import CaseJob, judge_case
+from .perf import perf_report
+from .report import CaseReport, Report, Verdict
+from .sandbox import NOBODY, SandboxResult, run_sandboxed
+from .submission import Submission, SubmissionError, load_submission
+
+
+@dataclass(frozen=True, kw_only=True)
+class GradeOptions:
+    """How to grade; the defaults are what `ascendlab grade` does."""
+
+    secret: int | None = None  # hidden-case seed; None draws a fresh one (secrets module)
+    limits: Limits | None = None  # override the challenge's limits
+    static_rules: bool = True  # the source check (rules.check_source) before running
+    namespaces: bool = True  # use unshare where available
+    public_only: bool = False  # only the public cases (a quick check)
+    shadow: bool | None = None  # replay on fresh inputs (None: the challenge's rule)
+    keep_dir: bool = False  # keep the job directory (debugging the grader)
+
+
+def grade(challenge: str | os.PathLike | Challenge, submission: str | os.PathLike | Submission,
+          options: GradeOptions | None = None) -> Report:
+    """Grade `submission` (a .py/.ipynb path or a Submission) on `challenge` (a name, a
+    folder or a Challenge); see the module docstring. Never raises."""
+    t0 = time.perf_counter()
+    opts = options or GradeOptions()
+    ch_name = getattr(challenge, "name", None) or Path(str(challenge)).name
+    sub_name = getattr(submission, "name", None) or Path(str(submission)).name
+    try:
+        report = _grade(challenge, submission, opts)
+    except Exception as exc:  # noqa: BLE001 - the grader never crashes
+        tb = traceback.format_exc(limit=-4)
+        report = Report(challenge=str(ch_name), submission=str(sub_name),
+                        verdict=Verdict.INTERNAL_ERROR,
+                        message=f"the grader failed ({type(exc).__name__}: {exc}). This is not "
+                                "a verdict on your submission; please report it with this "
+                                "message.", notes=[tb], model_version=MODEL_VERSION)
+    report.timings["total"] = time.perf_counter() - t0
+    return report
+
+
+def _fail(ch: str, sub: str, verdict: Verdict, message: str, details: list[str] | None = None,
+          notes: tuple[str, ...] = ()) -> Report:
+    r = Report(challenge=ch, submission=sub, verdict=verdict, message=message,
+               notes=list(notes), model_version=MODEL_VERSION)
+    if details:
+        r.cases.append(CaseReport(case="(source)", chip="-", shape=(), dtype="-", kind="-",
+                                  hidden=False, verdict=verdict, message=message,
+                                  details=details))
+    return r
+
+
+def make_jobs(ch: Challenge, secret: int, public_only: bool = False) -> list[CaseJob]:
+    """Every (case, chip) the grader runs, with its inputs and golden outputs."""
+    spec = ch.spec
+    cases = list(spec.public_cases) if public_only else spec.cases(secret)
+    jobs = []
+    inputs_of: dict[str, dict[str, np.ndarray]] = {}
+    golden_of: dict[str, dict[str, np.ndarray]] = {}
+    for chip in spec.rules.chips:
+        cores = get_chip(chip)
+        core_num = cores.aiv_cores if spec.rules.core_kind == "aiv" else cores.aic_cores
+        for case in cases:
+            if case.name not in inputs_of:
+                inputs_of[case.name] = spec.make_inputs(case)
+                golden_of[case.name] = spec.golden(case, inputs_of[case.name])
+            jobs.append(CaseJob(case=case, chip=chip, inputs=inputs_of[case.name],
+                                outputs=spec.outputs_for(case),
+                                params={**dict(case.params), "core_num": core_num},
+                                order=spec.inputs + spec.outputs, golden=golden_of[case.name]))
+    return jobs
+
+
+def entry_signature(ch: Challenge) -> str:
+    spec = ch.spec
+    params = []
+    for c in spec.public_cases:
+        params += [k for k in c.params if k not in params]
+    return ", ".join(list(spec.inputs) + list(spec.outputs) + params + ["core_num"])
+
+
+def _grade(challenge: Any, submission: Any, opts: GradeOptions) -> Report:
+    t0 = time.perf_counter()
+    ch = load_challenge(challenge)
+    spec = ch.spec
+    try:
+        sub = submission if isinstance(submission, Submission) else load_submission(submission)
+    except (SubmissionError, OSError) as e:
+        return _fail(spec.name, Path(str(submission)).name, Verdict.RULE_VIOLATION, str(e))
+    if opts.static_rules:
+        try:
+            violations = _rules.check_source(sub.source, sub.name, spec.rules, spec.entry)
+        except SyntaxError as e:
+            return _fail(spec.name, sub.name, Verdict.RUNTIME_ERROR,
+                         f"{sub.name} does not parse: SyntaxError at line {e.lineno}: {e.msg}",
+                         notes=sub.notes)
+        if violations:
+            return _fail(spec.name, sub.name, Verdict.RULE_VIOLATION,
+                         f"{len(violations)} rule(s) broken; first: {violations[0]}",
+                         [str(v) for v in violations], notes=sub.notes)
+    secret = opts.secret if opts.secret is not None else secrets.randbits(63)
+    limits = opts.limits or spec.limits
+    jobs = make_jobs(ch, secret, opts.public_only)
+    t_prep = time.perf_counter()
+    root = tempfile.mkdtemp(prefix="ascendlab-grade-")
+    try:
+        job_dir, work_dir, out_dir = _write_job(root, ch, sub, jobs)
+        result = run_sandboxed(job_dir, work_dir, limits, namespaces=opts.namespaces)
+        t_run = time.perf_counter()
+        records = [_read_record(os.path.join(out_dir, f"case_{i}.json"), limits)
+                   for i in range(len(jobs))]
+        status = _read_record(os.path.join(out_dir, "status.json"), limits)
+        progress = _read_small(os.path.join(out_dir, "progress"))
+    finally:
+        if not opts.keep_dir:
+            shutil.rmtree(root, ignore_errors=True)
+    report = Report(challenge=spec.name, submission=sub.name, verdict=Verdict.ACCEPTED,
+                    message="", stdout=result.stdout, stderr=result.stderr,
+                    model_version=MODEL_VERSION, notes=list(sub.notes))
+    report.sandbox = {"isolation": result.isolation, "returncode": result.returncode,
+                      "wall_s": round(result.wall_s, 3), "timed_out": result.timed_out,
+                      "privileges": status.get("privileges") if isinstance(status, dict)
+                      else None}
+    if result.stdout_dropped or result.stderr_dropped:
+        report.notes.append(f"your output was cut at {limits.output_kb} KiB per stream "
+                            f"({result.stdout_dropped + result.stderr_dropped:,} bytes dropped)")
+    _judge_all(ch, jobs, records, secret, report, result, progress, limits, opts)
+    t_end = time.perf_counter()
+    report.timings.update({"prepare": t_prep - t0, "sandbox": t_run - t_prep,
+                           "judge": t_end - t_run})
+    return report
+
+
+def judge_records(ch: Challenge, jobs: list[CaseJob], records: list[Any], secret: int,
+                  report: Report, shadow: bool | None = None) -> None:
+    """Judge records in order until the first failure; fills report.cases/perf/verdict."""
+    spec = ch.spec
+    failed: CaseReport | None = None
+    runs: dict[str, Any] = {}
+    for job, rec in zip(jobs, records):
+        if failed is not None:
+            report.cases.append(CaseReport(case=job.case.name, chip=job.chip,
+                                           shape=job.case.shape, dtype=job.case.dtype,
+                                           kind=job.case.kind, hidden=job.case.hidden,
+                                           perf=job.case.perf))
+            continue
+        cr, run = judge_case(spec, job, rec, secret, shadow=shadow)
+        report.cases.append(cr)
+        if cr.verdict != Verdict.ACCEPTED:
+            failed = cr
+        elif job.case.perf:
+            runs[job.chip] = (job, run)
+    if failed is not None:
+        report.verdict = failed.verdict
+        hidden = " (hidden)" if failed.hidden else ""
+        report.message = (f"{failed.verdict.value} on case {failed.case}{hidden}, "
+                          f"{failed.dtype}[{'x'.join(map(str, failed.shape))}] "
+                          f"({failed.kind}) on {failed.chip}:\n{failed.message}")
+        return
+    for chip, (job, run) in runs.items():
+        report.perf.append(perf_report(spec, job.case, chip, run, job.inputs))
+    order = {"gold": 0, "silver": 1, "bronze": 2}
+    report.tier = max((p.tier for p in report.perf), key=lambda t: order[t], default=None)
+    n = len(report.cases)
+    perf = "; ".join(f"{p.chip}: {p.cycles:,} cycles, {p.ratio:.2f}x the roofline -> {p.tier}"
+                     for p in report.perf)
+    report.message = f"all {n} cases correct. {perf}" if perf else f"all {n} cases correct."
+
+
+def _judge_all(ch: Challenge, jobs: list[CaseJob], records: list[Any], secret: int,
+               report: Report, result: SandboxResult, progress: str, limits: Limits,
+               opts: GradeOptions) -> None:
+    """Records present: judge them; the first missing one says how the child ended."""
+    present = []
+    for rec in records:
+        if rec is None:
+            break
+        present.append(rec)
+    if len(present) < len(jobs):
+        # judge what came back first: an earlier failure is the better message
+        judge_records(ch, jobs[:len(present)], present, secret, report, opts.shadow)
+        if report.verdict != Verdict.ACCEPTED:
+            _pad(report, jobs[len(present):])
+            return
+        report.perf.clear()
+        report.tier = None
+        job = jobs[len(present)]
+        verdict, msg = _death(result, limits)
+        cr = CaseReport(case=job.case.name, chip=job.chip, shape=job.case.shape,
+                        dtype=job.case.dtype, kind=job.case.kind, hidden=job.case.hidden,
+                        verdict=verdict, message=msg, perf=job.case.perf)
+        tail = result.stderr.strip().splitlines()[-15:]
+        cr.details = tail
+        report.cases.append(cr)
+        _pad(report, jobs[len(present) + 1:])
+        report.verdict = verdict
+        report.message = (f"{verdict.value} on case {job.case.name} "
+                          f"{'(hidden) ' if job.case.hidden else ''}on {job.chip}:\n{msg}")
+        return
+    judge_records(ch, jobs, present, secret, report, opts.shadow)
+
+
+def _pad(report: Report, jobs: list[CaseJob]) -> None:
+    for job in jobs:
+        report.cases.append(CaseReport(case=job.case.name, chip=job.chip, shape=job.case.shape,
+                                       dtype=job.case.dtype, kind=job.case.kind,
+                                       hidden=job.case.hidden, perf=job.case.perf))
+
+
+def _death(result: SandboxResult, limits: Limits) -> tuple[Verdict, str]:
+    """Why the child stopped before writing a case's record."""
+    sig = result.signal
+    err = result.stderr
+    if result.timed_out:
+        return Verdict.TIME_LIMIT, (f"your code ran past the wall-clock limit of "
+                                    f"{limits.wall_s:g} s (all cases together) and was "
+                                    "stopped: an endless loop, or a far too slow kernel?")
+    if sig in (24, 9) and "MemoryError" not in err:  # SIGXCPU, or SIGKILL at the hard limit
+        return Verdict.TIME_LIMIT, (f"your code used more than {limits.cpu_s:g} CPU seconds and "
+                                    "was stopped")
+    if "MemoryError" in err or "Cannot allocate memory" in err or "bad_alloc" in err:
+        return Verdict.MEMORY_LIMIT, (f"your code ran out of memory (limit "
+                                      f"{limits.memory_mb} MiB for the whole process)")
+    if sig == 25:
+        return Verdict.RUNTIME_ERROR, (f"your code wrote a file larger than {limits.file_mb} MiB")
+    code = result.returncode
+    how = f"signal {sig}" if sig else f"exit code {code}"
+    return Verdict.RUNTIME_ERROR, (f"the process running your code ended before this case was "
+                                   f"recorded ({how}): os._exit(), a crash in native code, or "
+                                   "the process killing itself. See stderr below.")
+
+
+def _read_small(path: str) -> str:
+    data = _safe_read(path, 64)
+    return data.decode("utf-8", "replace") if data is not None else ""
+
+
+def _safe_read(path: str, limit: int) -> bytes | None:
+    """A regular file's bytes (not following symlinks), or None (absent, not a regular file,
+    larger than `limit`)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        chunks = []
+        total = 0
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                break
+            total += len(b)
+            if total > limit:
+                return None
+            chunks.append(b)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _read_record(path: str, limits: Limits) -> Any:
+    data = _safe_read(path, limits.file_mb * 1024 * 1024)
+    if data is None:
+        return None
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return "malformed"
+
+
+def _write_job(root: str, ch: Challenge, sub: Submission, jobs: list[CaseJob]
+               ) -> tuple[str, str, str]:
+    """The job directory: job.json, the inputs as .npy, the submission; plus the child's
+    writable work and out directories."""
+    job_dir = os.path.join(root, "job")
+    work_dir = os.path.join(root, "work")
+    out_dir = os.path.join(root, "out")
+    for d in (job_dir, work_dir, out_dir, os.path.join(job_dir, "inputs")):
+        os.makedirs(d)
+    sub_path = os.path.join(job_dir, "submission.py" if sub.kind == "py" else
+                            Path(sub.name).stem + "_notebook.py")
+    if sub.kind == "py":
+        sub_path = os.path.join(job_dir, Path(sub.name).name)
+    with open(sub_path, "w") as f:
+        f.write(sub.source)
+    written: dict[str, dict[str, str]] = {}
+    cases = []
+    for job in jobs:
+        paths = written.get(job.case.name)
+        if paths is None:
+            paths = {}
+            for name, arr in job.inputs.items():
+                p = os.path.join(job_dir, "inputs", f"{job.case.name}-{name}.npy")
+                np.save(p, arr, allow_pickle=False)
+                paths[name] = p
+            written[job.case.name] = paths
+        cases.append({"key": job.key, "chip": job.chip, "inputs": paths,
+                      "outputs": {k: [list(s), d] for k, (s, d) in job.outputs.items()},
+                      "order": list(job.order), "params": job.params})
+    uid = NOBODY if os.geteuid() == 0 else None
+    job = {"submission": sub_path, "entry": ch.spec.entry, "signature": entry_signature(ch),
+           "cases": cases, "out_dir": out_dir, "work_dir": work_dir, "uid": uid, "gid": uid}
+    with open(os.path.join(job_dir, "job.json"), "w") as f:
+        json.dump(job, f)
+    os.chmod(root, 0o755)
+    for dirpath, _dirnames, filenames in os.walk(job_dir):
+        os.chmod(dirpath, 0o755)
+        for fn in filenames:
+            os.chmod(os.path.join(dirpath, fn), 0o644)
+    if uid is not None:
+        for d in (work_dir, out_dir):
+            os.chown(d, uid, uid)
+    return job_dir, work_dir, out_dir
+
+
+__all__ = ["GradeOptions", "entry_signature", "grade", "judge_records", "make_jobs"]

@@ -1,0 +1,250 @@
+"""The submission's side of grading: run the entry on each case and record what happened.
+
+In the sandbox this module is the child process's main program (`python -I -m
+ascendlab.grader.harness JOB_DIR`, started by sandbox.py). It reads JOB_DIR/job.json, loads
+the submission, calls its entry once per case on the arrays the grader wrote, and writes one
+JSON record per case (wire.py's run record, the argument mapping, hashes of the arrays after
+the call, the error if any). Nothing it writes is trusted: the grader replays the trace.
+
+Order of business in the child: become a reaper if we are PID 1 of a new PID namespace (so
+a fork bomb dies with us), import everything the runtime may need, drop root to `nobody`
+(when the grader runs as root), then run untrusted code. check() uses run_case() in-process.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def _reap_as_init() -> None:
+    """As PID 1 of a fresh PID namespace, fork the real worker and wait for it; when we exit
+    the kernel kills whatever the submission left behind (fork bombs included)."""
+    pid = os.fork()
+    if pid == 0:
+        return
+    while True:
+        try:
+            got, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(70)
+        except InterruptedError:
+            continue
+        if got == pid:
+            code = os.waitstatus_to_exitcode(status)
+            os._exit(code if code >= 0 else 128 - code)
+
+
+if __name__ == "__main__" and os.getpid() == 1:
+    _reap_as_init()
+
+import json  # noqa: E402 - after the fork on purpose
+import time  # noqa: E402
+import traceback  # noqa: E402
+import warnings  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+
+def _preload() -> None:
+    """Import what the runtime and allowed submissions may import lazily, while the
+    interpreter's files are still readable (after the privilege drop they may not be)."""
+    import ast  # noqa: F401
+    import collections  # noqa: F401
+    import dataclasses  # noqa: F401
+    import enum  # noqa: F401
+    import functools  # noqa: F401
+    import inspect  # noqa: F401
+    import itertools  # noqa: F401
+    import linecache  # noqa: F401
+    import math  # noqa: F401
+    import operator  # noqa: F401
+    import textwrap  # noqa: F401
+    import tokenize  # noqa: F401
+    import typing  # noqa: F401
+
+    import numpy.lib.format  # noqa: F401
+    import numpy.random  # noqa: F401
+
+    import ascendlab  # noqa: F401
+    import ascendlab.asc  # noqa: F401
+    import ascendlab.runtime.cost  # noqa: F401
+    import ascendlab.runtime.sanitizer  # noqa: F401
+    import ascendlab.tools.profile  # noqa: F401
+
+    from . import wire  # noqa: F401
+
+
+def _apply_limits(job_dir: str) -> list[str]:
+    """setrlimit from JOB_DIR/limits.json (sandbox.rlimits); returns what could not be set."""
+    import resource
+
+    path = os.path.join(job_dir, "limits.json")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        wanted = json.load(f)
+    failed = []
+    for name, (soft, hard) in wanted.items():
+        res = getattr(resource, name, None)
+        try:
+            if res is None:
+                raise ValueError("not on this OS")
+            resource.setrlimit(res, (soft, hard))
+        except (ValueError, OSError) as e:
+            failed.append(f"{name}: {e}")
+    return failed
+
+
+def _drop_privileges(uid: int | None, gid: int | None) -> str:
+    if uid is None or os.getuid() != 0:
+        return "kept"
+    try:
+        os.setgroups([])
+        os.setgid(gid if gid is not None else uid)
+        os.setuid(uid)
+    except OSError as e:  # e.g. a user namespace without that uid mapped
+        return f"kept ({e.strerror})"
+    return f"uid {uid}"
+
+
+def _where(tb: Any, files: tuple[str, ...]) -> str:
+    """file:line of the innermost frame in the submission (else the innermost frame)."""
+    frames = traceback.extract_tb(tb)
+    for fr in reversed(frames):
+        if fr.filename in files:
+            return f"{os.path.basename(fr.filename)}:{fr.lineno}"
+    return f"{os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+
+
+def _error(exc: BaseException, files: tuple[str, ...], phase: str) -> dict:
+    msg = str(exc)
+    if len(msg) > 4000:
+        msg = msg[:4000] + " ..."
+    return {"type": type(exc).__name__, "message": msg, "where": _where(exc.__traceback__, files),
+            "phase": phase, "memory": isinstance(exc, MemoryError)}
+
+
+def run_case(entry: Any, arrays: dict[str, np.ndarray], order: tuple[str, ...],
+             params: dict, chip: str, files: tuple[str, ...]) -> dict:
+    """Call entry(*arrays in `order`, **params) once on `chip`; the record the grader reads."""
+    from ..runtime import launch as L
+    from .wire import WireError, digest, dump_run
+
+    runs: list[Any] = []
+    mapping: list[list] = []
+    real = L.run_kernel
+
+    def recording(kernel, block_num, args, kwargs, opts, run_opts):  # noqa: ANN001
+        names: list = []
+        try:
+            bound = kernel.signature.bind(*args, **kwargs).arguments
+            for pname, value in bound.items():
+                host = L._host_array(value)
+                if host is None:
+                    continue
+                hit = None
+                for aname, arr in arrays.items():
+                    if (host.__array_interface__["data"][0] == arr.__array_interface__["data"][0]
+                            and host.nbytes == arr.nbytes):
+                        hit = aname
+                        break
+                names.append([pname, hit])
+        except Exception:  # noqa: BLE001 - the launch reports its own binding errors
+            pass
+        mapping.append(names)
+        try:
+            return real(kernel, block_num, args, kwargs, opts, run_opts)
+        finally:
+            runs.append(L.SESSION.last_run)
+
+    L.configure(chip=chip, strict=True, sanitize=False, auto_sync=True)
+    L.SESSION.last_run = None
+    L.run_kernel = recording
+    rec: dict[str, Any] = {"error": None}
+    t0 = time.perf_counter()
+    try:
+        entry(*[arrays[n] for n in order], **params)
+    except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are verdicts too
+        rec["error"] = _error(exc, files, "kernel" if runs else "launch")
+    finally:
+        L.run_kernel = real
+    rec["elapsed_s"] = time.perf_counter() - t0
+    rec["launches"] = len(runs)
+    rec["mapping"] = mapping[0] if len(mapping) == 1 else []
+    rec["hashes"] = {n: digest(a) for n, a in arrays.items()}
+    rec["run"] = None
+    if len(runs) == 1 and runs[0] is not None and rec["error"] is None:
+        try:
+            rec["run"] = dump_run(runs[0])
+        except WireError as exc:
+            rec["error"] = {"type": "WireError", "message": str(exc), "where": "",
+                            "phase": "record", "memory": False}
+    return rec
+
+
+def main(job_dir: str) -> int:
+    from .wire import poisoned
+
+    with open(os.path.join(job_dir, "job.json")) as f:
+        job = json.load(f)
+    _preload()
+    unset = _apply_limits(job_dir)
+    dropped = _drop_privileges(job.get("uid"), job.get("gid"))
+    out_dir = job["out_dir"]
+    os.chdir(job["work_dir"])
+    warnings.simplefilter("default")
+    # numpy's overflow/invalid warnings from inside the emulator's own instruction semantics
+    # (exp of a large value in float32 ...) describe the emulator, not the learner's code
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ascendlab\.runtime\.")
+    submission = job["submission"]
+    files = (submission,)
+    status = {"privileges": dropped, "pid": os.getpid(), "limits_not_set": unset}
+    with open(os.path.join(out_dir, "status.json"), "w") as f:
+        json.dump(status, f)
+    import types
+
+    module = types.ModuleType("submission")
+    module.__file__ = submission
+    sys.modules["submission"] = module
+    entry = None
+    load_error = None
+    try:
+        with open(submission) as f:
+            code = compile(f.read(), submission, "exec")
+        exec(code, module.__dict__)
+        entry = getattr(module, job["entry"], None)
+        if not callable(entry):
+            raise AttributeError(f"the submission defines no function {job['entry']}(...): "
+                                 f"the grader calls {job['entry']}({job['signature']})")
+    except BaseException as exc:  # noqa: BLE001
+        load_error = _error(exc, files, "import")
+    for i, case in enumerate(job["cases"]):
+        with open(os.path.join(out_dir, "progress"), "w") as f:
+            f.write(str(i))
+        if load_error is not None:
+            rec: dict[str, Any] = {"error": load_error, "launches": 0, "run": None,
+                                   "mapping": [], "hashes": {}, "elapsed_s": 0.0}
+        else:
+            arrays = {}
+            for name, path in case["inputs"].items():
+                arrays[name] = np.load(path, allow_pickle=False)
+            for name, (shape, dtype) in case["outputs"].items():
+                arrays[name] = poisoned(tuple(shape), dtype)
+            rec = run_case(entry, arrays, tuple(case["order"]), case["params"], case["chip"],
+                           files)
+        rec["case"] = case["key"]
+        tmp = os.path.join(out_dir, f"case_{i}.json.tmp")
+        with open(tmp, "w") as f:
+            f.write(json.dumps(rec))  # the C encoder: json.dump streams in Python (slow)
+        os.replace(tmp, os.path.join(out_dir, f"case_{i}.json"))
+        sys.stdout.flush()
+        sys.stderr.flush()
+    with open(os.path.join(out_dir, "progress"), "w") as f:
+        f.write("done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

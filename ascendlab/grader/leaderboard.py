@@ -1,0 +1,183 @@
+"""The leaderboard: best verified cycles per user, challenge and chip, in SQLite (stdlib).
+
+    lb = Leaderboard()                      # $ASCENDLAB_LEADERBOARD or the user's data dir
+    lb.record(report, user="ana")           # accepted reports only; one transaction
+    lb.best("swish")                        # rows: best per (user, chip), fastest first
+    print(lb.render("swish"))
+
+Only ACCEPTED reports are recorded: their cycles come from the grader's replay, never from
+the submission. Writes are one `BEGIN IMMEDIATE` transaction per report (every chip's row or
+none), with WAL journaling and a busy timeout, so concurrent submits serialize instead of
+corrupting the file, and a failure mid-way leaves no partial row. Rows carry the cost-model
+version; best() shows the current model's rows (a new model re-scores from new submissions).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..runtime.cost import MODEL_VERSION
+from .report import Report, Verdict
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS submissions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    user TEXT NOT NULL,
+    challenge TEXT NOT NULL,
+    chip TEXT NOT NULL,
+    cycles INTEGER NOT NULL CHECK (cycles > 0),
+    bound_cycles INTEGER NOT NULL,
+    tier TEXT NOT NULL,
+    submitted_at REAL NOT NULL,
+    submission TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    model_version TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS by_challenge ON submissions (challenge, chip, model_version, cycles);
+"""
+
+
+def default_path() -> Path:
+    """$ASCENDLAB_LEADERBOARD, else <user data dir>/ascendlab/leaderboard.sqlite3."""
+    env = os.environ.get("ASCENDLAB_LEADERBOARD")
+    if env:
+        return Path(env).expanduser()
+    home = Path.home()
+    if sys.platform == "darwin":
+        base = home / "Library" / "Application Support"
+    elif os.name == "nt":
+        base = Path(os.environ.get("APPDATA", home / "AppData" / "Roaming"))
+    else:
+        base = Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share")
+    return base / "ascendlab" / "leaderboard.sqlite3"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One leaderboard line: a user's best on one chip."""
+
+    rank: int
+    user: str
+    chip: str
+    cycles: int
+    bound_cycles: int
+    tier: str
+    submitted_at: float
+    submission: str
+
+
+class Leaderboard:
+    """A leaderboard file (created on first use)."""
+
+    def __init__(self, path: str | os.PathLike | None = None, *, timeout_s: float = 60.0):
+        self.path = Path(path).expanduser() if path is not None else default_path()
+        self.timeout_s = timeout_s
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(self.path, timeout=self.timeout_s, isolation_level=None)
+        con.execute(f"PRAGMA busy_timeout = {int(self.timeout_s * 1000)}")
+        try:
+            con.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError:
+            pass  # e.g. a file system without shared memory: the rollback journal still works
+        con.executescript(SCHEMA)
+        return con
+
+    def record(self, report: Report, user: str, *, submitted_at: float | None = None,
+               source: str = "", _before_row: Callable[[int], None] | None = None) -> int:
+        """Add the report's verified cycles (one row per chip) in one transaction; returns
+        the rows written (0 for a report that is not ACCEPTED)."""
+        if report.verdict != Verdict.ACCEPTED or not report.perf:
+            return 0
+        if not user or len(user) > 64:
+            raise ValueError(f"leaderboard user must be 1-64 characters, got {user!r}")
+        when = time.time() if submitted_at is None else submitted_at
+        sha = hashlib.sha256(source.encode()).hexdigest()
+        con = self._connect()
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                for i, p in enumerate(report.perf):
+                    if _before_row is not None:
+                        _before_row(i)  # tests: fail between rows
+                    con.execute(
+                        "INSERT INTO submissions (user, challenge, chip, cycles, bound_cycles, "
+                        "tier, submitted_at, submission, sha256, model_version) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (user, report.challenge, p.chip, int(p.cycles), int(p.bound_cycles),
+                         p.tier, when, report.submission, sha,
+                         report.model_version or MODEL_VERSION))
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        finally:
+            con.close()
+        return len(report.perf)
+
+    def best(self, challenge: str, chip: str | None = None, *,
+             model_version: str | None = MODEL_VERSION) -> list[Entry]:
+        """Each user's best (fewest cycles, earliest on ties) per chip, fastest first."""
+        if not self.path.exists():
+            return []
+        con = self._connect()
+        try:
+            where = "challenge = ?"
+            args: list[Any] = [challenge]
+            if chip is not None:
+                where += " AND chip = ?"
+                args.append(chip)
+            if model_version is not None:
+                where += " AND model_version = ?"
+                args.append(model_version)
+            rows = con.execute(
+                f"SELECT user, chip, cycles, bound_cycles, tier, submitted_at, submission "
+                f"FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY user, chip ORDER BY cycles, "
+                f"submitted_at, id) AS k FROM submissions WHERE {where}) WHERE k = 1 "
+                f"ORDER BY chip, cycles, submitted_at", args).fetchall()
+        finally:
+            con.close()
+        out = []
+        rank = {}
+        for user, c, cycles, bound, tier, when, sub in rows:
+            rank[c] = rank.get(c, 0) + 1
+            out.append(Entry(rank[c], user, c, cycles, bound, tier, when, sub))
+        return out
+
+    def count(self) -> int:
+        if not self.path.exists():
+            return 0
+        con = self._connect()
+        try:
+            return con.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
+        finally:
+            con.close()
+
+    def render(self, challenge: str, chip: str | None = None) -> str:
+        rows = self.best(challenge, chip)
+        if not rows:
+            return f"leaderboard {challenge}: no accepted submissions yet ({self.path})"
+        out = [f"leaderboard {challenge} (cost model {MODEL_VERSION}; {self.path})"]
+        chip_now = None
+        for e in rows:
+            if e.chip != chip_now:
+                chip_now = e.chip
+                out += ["", f"{e.chip}:",
+                        f"  {'#':>3}  {'user':<20} {'cycles':>12}  {'x bound':>7}  {'tier':<7}"
+                        f"  submitted"]
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.submitted_at))
+            out.append(f"  {e.rank:>3}  {e.user:<20} {e.cycles:>12,}  "
+                       f"{e.cycles / max(e.bound_cycles, 1):>7.2f}  {e.tier:<7}  {when}")
+        return "\n".join(out)
+
+
+__all__ = ["Entry", "Leaderboard", "default_path"]

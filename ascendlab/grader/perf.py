@@ -1,0 +1,52 @@
+"""Performance: the challenge's roofline bound, the tier, and the profile of a replayed run.
+
+The bound is the cycle model's memory roofline for the least traffic any correct kernel needs
+(each input read once, each output written once) on all the cores the rules allow: the formulas
+as ascendlab.runtime.cost (per-core GM port rate, capped by the HBM bandwidth shared among the
+active cores). Cycles come from the grader's own cost model on the replayed trace, never from
+the submission's process.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..runtime.chips import get_chip
+from .challenge import Case, ChallengeSpec
+from .report import PerfReport
+
+
+def bound_cycles(spec: ChallengeSpec, case: Case, chip: str,
+                 arrays: dict[str, Any] | None = None) -> int:
+    """The memory roofline of `case` on `chip` (cycles), from the arrays' sizes."""
+    c = get_chip(chip)
+    cores = min(spec.rules.block_range(chip)[1],
+                c.aiv_cores if spec.rules.core_kind == "aiv" else c.aic_cores)
+    import numpy as np
+
+    read = sum(case.size * np.dtype(case.dtype).itemsize for _ in spec.inputs)
+    if arrays is not None:
+        read = sum(arrays[n].nbytes for n in spec.inputs)
+    write = sum(int(np.prod(shape)) * np.dtype(dtype).itemsize
+                for shape, dtype in spec.outputs_for(case).values())
+    hbm = c.hbm_gbps * 1e9 / (c.clock_mhz * 1e6)  # bytes per cycle, whole chip
+    rd = min(c.gm_read_bytes_per_cycle, hbm / cores) * cores
+    wr = min(c.gm_write_bytes_per_cycle, hbm / cores) * cores
+    return max(1, int(read / rd + write / wr))
+
+
+def perf_report(spec: ChallengeSpec, case: Case, chip: str, run: Any,
+                arrays: dict[str, Any] | None = None) -> PerfReport:
+    """Cycles, bound, ratio, tier and profile of the replayed `run` of the performance case."""
+    from ..tools.profile import profile
+
+    bound = bound_cycles(spec, case, chip, arrays)
+    cycles = int(run.cycles)
+    prof = profile(run)
+    return PerfReport(chip=chip, case=case.name, cycles=cycles, bound_cycles=bound,
+                      ratio=cycles / bound, tier=spec.tiers.tier(cycles, bound),
+                      time_us=float(run.time_us), kernel_bound=run.cost.bound,
+                      profile=str(prof), profile_html=prof._repr_html_())
+
+
+__all__ = ["bound_cycles", "perf_report"]

@@ -1,0 +1,166 @@
+"""The precision verdict: does an output match its golden reference closely enough?
+
+One rule, used by `ascendlab.viz.compare` and the grader (DESIGN.md "Precision rules": the CANN
+community operator precision standard, "threshold" form). With the relative error of each
+element
+
+    rel = |actual - golden| / (|golden| + 1e-7)
+
+MERE = mean(rel) and MARE = max(rel), an output passes when MERE < T and MARE < 10 T, where
+T = 2^-10 for float16, 2^-7 for bfloat16 and 2^-13 for float32 (float64: 2^-13 as well, the
+rule has no stricter class). Integer and bool outputs must match exactly. NaN and inf positions
+must match (NaN where the golden is NaN, the same signed inf where it is inf); those elements
+are excluded from MERE/MARE. The golden is computed in higher precision (float64) by the
+reference; errors are measured in float64.
+
+Limitations: numpy has no bfloat16; pass `dtype="bfloat16"` to judge bfloat16 outputs held in
+another float type.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+EPS = 1e-7  # added to |golden| in the denominator (the standard's value)
+THRESHOLDS: dict[str, float] = {  # T per output dtype; MERE < T and MARE < 10 T
+    "float16": 2.0**-10,
+    "bfloat16": 2.0**-7,
+    "float32": 2.0**-13,
+    "float64": 2.0**-13,
+}
+MARE_FACTOR = 10  # MARE may reach 10 T
+
+
+@dataclass(frozen=True)
+class PrecisionResult:
+    """The verdict and the numbers behind it; str() is the one-paragraph report."""
+
+    passed: bool
+    dtype: str  # the dtype the rule was applied for
+    threshold: float | None  # T (None: exact match required)
+    mere: float  # mean relative error over the finite-golden elements compared
+    mare: float  # max relative error
+    off: int  # elements off: rel > T (or unequal, for exact dtypes), plus NaN/inf mismatches
+    total: int  # elements compared
+    nonfinite_mismatch: int  # positions where NaN/inf of actual and golden differ
+    worst: tuple[tuple[int, ...], float, float] | None  # (index, got, want) of the max error
+    reason: str  # why it failed ("" when it passed)
+
+    def __str__(self) -> str:
+        verdict = "PASS" if self.passed else "FAIL"
+        rule = (f"MERE < T and MARE < {MARE_FACTOR}T with T = {self.threshold:.3g}"
+                if self.threshold is not None else "exact match")
+        lines = [f"{verdict} ({self.dtype}, {rule}): MERE {self.mere:.3g}, MARE {self.mare:.3g}, "
+                 f"{self.off:,} of {self.total:,} elements off"]
+        if self.worst is not None:
+            idx, got, want = self.worst
+            lines.append(f"worst element {list(idx)}: got {got!r}, want {want!r}")
+        if self.reason:
+            lines.append(self.reason)
+        return "\n".join(lines)
+
+
+def threshold(dtype: Any) -> float | None:
+    """T of the precision rule for an output of `dtype`; None means exact match (integers)."""
+    name = _dtype_name(dtype)
+    if name in THRESHOLDS:
+        return THRESHOLDS[name]
+    if name.startswith(("int", "uint", "bool")):
+        return None
+    raise ValueError(f"precision: no threshold for dtype {name!r}; known: "
+                     f"{', '.join(THRESHOLDS)} and integer types")
+
+
+def relative_error(actual: Any, golden: Any) -> np.ndarray:
+    """|actual - golden| / (|golden| + 1e-7) element-wise, in float64 (NaN where either is
+    not finite)."""
+    a = np.asarray(actual, dtype=np.float64)
+    g = np.asarray(golden, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        rel = np.abs(a - g) / (np.abs(g) + EPS)
+    rel[~(np.isfinite(a) & np.isfinite(g))] = np.nan
+    return rel
+
+
+def check(actual: Any, golden: Any, dtype: Any = None) -> PrecisionResult:
+    """Judge `actual` against `golden` with the rule of this module's docstring. `dtype`
+    defaults to actual's dtype (the output type the kernel produced)."""
+    a_in = np.asarray(actual)
+    g_in = np.asarray(golden)
+    name = _dtype_name(dtype if dtype is not None else a_in.dtype)
+    t = threshold(name)
+    if a_in.shape != g_in.shape:
+        return PrecisionResult(False, name, t, float("nan"), float("nan"), max(a_in.size,
+                               g_in.size), max(a_in.size, g_in.size), 0, None,
+                               f"shape mismatch: actual {a_in.shape}, golden {g_in.shape}")
+    total = int(a_in.size)
+    if total == 0:
+        return PrecisionResult(True, name, t, 0.0, 0.0, 0, 0, 0, None, "")
+    if t is None:
+        return _check_exact(a_in, g_in, name)
+    a = a_in.astype(np.float64)
+    g = g_in.astype(np.float64)
+    # NaN/inf positions must match: NaN with NaN, +inf with +inf, -inf with -inf
+    a_nan, g_nan = np.isnan(a), np.isnan(g)
+    a_inf, g_inf = np.isinf(a), np.isinf(g)
+    same_nonfinite = (a_nan & g_nan) | (a_inf & g_inf & (np.sign(a) == np.sign(g)))
+    nonfinite = a_nan | g_nan | a_inf | g_inf
+    mismatch = nonfinite & ~same_nonfinite
+    finite = ~nonfinite
+    rel = relative_error(a, g)
+    rel_f = rel[finite]
+    mere = float(rel_f.mean()) if rel_f.size else 0.0
+    mare = float(rel_f.max()) if rel_f.size else 0.0
+    n_mismatch = int(mismatch.sum())
+    off = int((rel_f > t).sum()) + n_mismatch
+    worst = None
+    if n_mismatch:
+        flat = int(np.flatnonzero(mismatch.ravel())[0])
+    elif mare > 0:
+        flat = int(np.nanargmax(rel.ravel()))
+    else:
+        flat = -1
+    if flat >= 0:
+        idx = tuple(int(i) for i in np.unravel_index(flat, a_in.shape))
+        worst = (idx, a_in.ravel()[flat].item(), g_in.ravel()[flat].item())
+    reasons = []
+    if n_mismatch:
+        reasons.append(f"{n_mismatch:,} NaN/inf positions differ from the golden")
+    if mere >= t:
+        reasons.append(f"MERE {mere:.3g} >= T {t:.3g}")
+    if mare >= MARE_FACTOR * t:
+        reasons.append(f"MARE {mare:.3g} >= {MARE_FACTOR}T {MARE_FACTOR * t:.3g}")
+    return PrecisionResult(not reasons, name, t, mere, mare, off, total, n_mismatch, worst,
+                           "; ".join(reasons))
+
+
+def _check_exact(a: np.ndarray, g: np.ndarray, name: str) -> PrecisionResult:
+    """Integers and bools: every element equal."""
+    neq = a != g
+    off = int(neq.sum())
+    rel = relative_error(a, g)
+    mere, mare = float(rel.mean()), float(rel.max())
+    worst = None
+    if off:
+        flat = int(np.argmax(rel))  # rel > 0 exactly where the elements differ
+        idx = tuple(int(i) for i in np.unravel_index(flat, a.shape))
+        worst = (idx, a.ravel()[flat].item(), g.ravel()[flat].item())
+    reason = f"{off:,} elements differ (integers must match exactly)" if off else ""
+    return PrecisionResult(not off, name, None, mere, mare, off, int(a.size), 0, worst, reason)
+
+
+def _dtype_name(dtype: Any) -> str:
+    """'float16', 'bfloat16', 'int32', ... from a numpy dtype, a string, an ascendlab/pyasc
+    DataType or a torch dtype."""
+    if isinstance(dtype, str):
+        return dtype.removeprefix("torch.")
+    name = getattr(dtype, "name", None)
+    if isinstance(name, str) and not isinstance(dtype, np.dtype):
+        return name.removeprefix("torch.")
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        return str(dtype).removeprefix("torch.")

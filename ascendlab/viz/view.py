@@ -1,0 +1,124 @@
+"""The View base class: one model, a static matplotlib figure, an interactive widget.
+
+Every ascendlab.viz function returns a View. `view.model` is plain data (what is drawn),
+`view.figure()` the static form (nbval, docs, terminals: `view.save("t.png")`), `view.widget`
+the interactive form (ipywidgets; built on first use). Displaying a view in Jupyter shows the
+widget; `str(view)` is a text summary. matplotlib and ipywidgets are imported only when a
+figure or a widget is asked for, so `import ascendlab.viz` stays light.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+from pathlib import Path
+from typing import Any, ClassVar
+
+
+class View:
+    """Base class of the ascendlab.viz views."""
+
+    css_class: ClassVar[str] = "ascendlab-view"  # a stable class on the widget's root node
+
+    def __init__(self) -> None:
+        self._widget: Any = None
+
+    # ---- what subclasses provide ------------------------------------------------------------
+    def summary(self) -> str:
+        """A few lines of text: what the view shows, in numbers."""
+        raise NotImplementedError
+
+    def figure(self) -> Any:
+        """The static form: a matplotlib Figure (not registered with pyplot)."""
+        raise NotImplementedError
+
+    def build_widget(self) -> Any:
+        """The interactive form: an ipywidgets container."""
+        raise NotImplementedError
+
+    # ---- shared -----------------------------------------------------------------------------
+    @property
+    def widget(self) -> Any:
+        """The interactive widget (an ipywidgets Box whose root carries `css_class`)."""
+        if self._widget is None:
+            w = self.build_widget()
+            w.add_class("ascendlab-view")
+            w.add_class(self.css_class)
+            self._widget = w
+        return self._widget
+
+    def png(self, dpi: int = 100) -> bytes:
+        """The static figure as PNG bytes."""
+        return figure_png(self.figure(), dpi)
+
+    def save(self, path: str | Path, dpi: int = 100) -> Path:
+        """Write the static figure (format from the suffix: .png, .svg, .pdf)."""
+        path = Path(path)
+        self.figure().savefig(path, dpi=dpi)
+        return path
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {self.summary().splitlines()[0]}>"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
+        """Jupyter shows the widget; frontends without widgets show the summary, and with no
+        ipywidgets installed the static figure."""
+        bundle: dict = {}
+        try:
+            bundle.update(self.widget._repr_mimebundle_())
+        except ImportError:  # no ipywidgets: the picture; no matplotlib either: the text
+            try:
+                bundle["image/png"] = self.png()
+            except ImportError:
+                pass
+        bundle["text/plain"] = self.summary()
+        return bundle
+
+
+def new_figure(width: float, height: float) -> Any:
+    """A matplotlib Figure outside pyplot (no global figure list to leak into) that Jupyter
+    displays as a PNG even when pyplot was never imported."""
+    return _figure_class()(figsize=(width, height), layout="constrained")
+
+
+@functools.cache
+def _figure_class() -> type:
+    from matplotlib.figure import Figure
+
+    class StaticFigure(Figure):
+        """A Figure with a PNG representation for IPython's display."""
+
+        def _repr_png_(self) -> bytes:
+            return figure_png(self)
+
+    return StaticFigure
+
+
+def figure_png(fig: Any, dpi: int = 100) -> bytes:
+    """PNG bytes of a matplotlib Figure."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()
+
+
+def image_widget(fig: Any, dpi: int = 90) -> Any:
+    """An ipywidgets Image showing `fig`."""
+    import ipywidgets as W
+
+    return W.Image(value=figure_png(fig, dpi), format="png", layout=W.Layout(max_width="100%"))
+
+
+def fmt_bytes(n: float) -> str:
+    """1536 -> '1.5 KiB'."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(n) >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def short_file(path: str) -> str:
+    """The file name of a path."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
