@@ -6,7 +6,6 @@ the cross-core messages of MIX kernels, and the copy of C into UB. docs/adv.md h
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,11 +26,12 @@ from . import tiling as host_tiling
 if TYPE_CHECKING:
     from .matmul import Matmul
 
-_getframe = sys._getframe
 _new = tuple.__new__
 _as_strided = np.lib.stride_tricks.as_strided
 
+
 def as_global(x: Any, what: str) -> GlobalTensor:
+    """A GlobalTensor for a Matmul operand given as a GlobalTensor or a GlobalAddress."""
     if isinstance(x, GlobalTensor):
         if x.alloc is None:
             raise LaunchError(f"{what}: GlobalTensor used before set_global_buffer")

@@ -43,8 +43,9 @@ from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass, field
 from heapq import heappop, heappush
-from itertools import accumulate
 from typing import Any
+
+import numpy as np
 
 from .chips import ChipSpec
 from .trace import Event
@@ -179,16 +180,20 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     lat = [0.0] * n  # cycles from leaving the pipe to the result being ready
     port = [0.0] * n  # cycles it occupies its core's GM port (< 0: its L2 port, see _L2)
     by_core: dict[int, list[int]] = {}
-    bytes_moved: dict[str, int] = {}
+    bytes_moved: dict[tuple[str, str], int] = {}
     gm_read = gm_write = flops = 0
     gm_hit = 0.0
     vec_work = cube_work = 0.0
     dma_cache: dict[tuple, tuple[float, float, float]] = {}
     dispatch = table.dispatch
+    vsetup, vlat = table.vector_setup, table.vector_latency
+    vec_memo: dict[str, Any] = {}  # op -> (cycles per repeat, flops per lane) or None
     pipe_ix = _PIPE_IX
     # Sync and framework events: the runtime shares one Sync object per flag / queue slot, so
-    # memoise their (kind, occupancy, scalar cost, flag id) by the Sync's identity (or op name)
-    edge_memo: dict[Any, tuple[int, float, float, int]] = {}
+    # memoise their (kind, occupancy, scalar cost, flag id, pipe) by the Sync's identity (or
+    # op and pipe name); a Sync object is always issued on the same pipe (a set on its src, a
+    # wait on its dst, a barrier on its pipe)
+    edge_memo: dict[Any, tuple[int, float, float, int, int]] = {}
     flag_ids: dict[tuple, int] = {}  # (src, dst, key) -> small int: one FIFO per flag
     cross: set[int] = set()  # flags between cores: one FIFO shared by all cores
     fid = [-1] * n
@@ -212,16 +217,18 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
                      else -1)
                 if s is not None and s[0] in _CROSS:
                     cross.add(f)
-                got = edge_memo[memo_key] = (k, o, c, f)
-            kind[i], occ[i], cost[i], fid[i] = got
-            pipe[i] = pipe_ix[pname]
+                got = edge_memo[memo_key] = (k, o, c, f, pipe_ix[pname])
+            kind[i], occ[i], cost[i], fid[i], pipe[i] = got
             continue
         pk = pipe[i] = pipe_ix[pname]
         if op in DMA_OPS:
-            src = reads[0].space if reads else "?"
-            dst = writes[0].space if writes else "?"
-            moved = writes[0].total_bytes if writes else 0
-            route = f"{src}->{dst}"
+            src = reads[0][0] if reads else "?"
+            if writes:
+                w = writes[0]
+                dst, moved = w[0], w[2] * w[4]
+            else:
+                dst, moved = "?", 0
+            route = (src, dst)
             bytes_moved[route] = bytes_moved.get(route, 0) + moved
             if src == "GM":  # costed after this pass, once L2 reuse is known
                 a = reads[0]
@@ -249,16 +256,18 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
             gm = (reads or writes)[0].space == "GM"
             occ[i] = table.scalar_gm if gm else table.scalar_local
         else:
-            klass = VECTOR_OPS.get(op)
-            if klass is not None:
-                work = repeats * vec_rate.get(klass, 1.0)
-                occ[i] = table.vector_setup + work
-                lat[i] = table.vector_latency
+            vk = vec_memo.get(op)
+            if vk is None:
+                klass = VECTOR_OPS.get(op)
+                vk = vec_memo[op] = (None if klass is None else (
+                    vec_rate.get(klass, 1.0),
+                    2 if op in FMA_OPS else 0 if klass == "convert" or op == "duplicate" else 1))
+            if vk is not None:
+                work = repeats * vk[0]
+                occ[i] = vsetup + work
+                lat[i] = vlat
                 vec_work += work
-                if op in FMA_OPS:
-                    flops += 2 * count
-                elif klass != "convert" and op != "duplicate":
-                    flops += count
+                flops += vk[1] * count
         cost[i] = occ[i] if pk == _S else dispatch
 
     # ---- GM reads: L2 hits (see the module docstring) -----------------------------------------
@@ -296,8 +305,14 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     arrays = (kind, pipe, cost, occ, lat, port, fid, start, end)
     issue: dict[int, float] = {}
     shared = {f: deque() for f in cross}
-    sims = {c: _CoreSim(order, arrays, issue, shared) for c, order in by_core.items()}
-    _drive({c: sim.run() for c, sim in sims.items()}, shared)
+    pipe_np = np.array(pipe, dtype=np.int8)
+    cost_np = np.array(cost)
+    sims = {c: _CoreSim(order, arrays, issue, shared, pipe_np, cost_np)
+            for c, order in by_core.items()}
+    if cross or _SYNC_ALL in kind:  # the cores meet: schedule them together
+        _drive({c: sim.run() for c, sim in sims.items()}, shared)
+    else:
+        _independent(sims, arrays)
     core_end = {c: sim.span() for c, sim in sims.items()}
     # waves: block b runs on physical core (group) b % groups, after the blocks before it
     spans: dict[int, float] = {}
@@ -325,7 +340,8 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
         core_cycles=core_end, cycles=cycles,
         time_us=cycles / chip.clock_mhz + chip.launch_overhead_us,
         launch_overhead_us=chip.launch_overhead_us, pipe_busy=pipe_busy,
-        per_core_busy=busy, bytes_moved=bytes_moved, gm_bytes=gm_read + gm_write, flops=flops,
+        per_core_busy=busy, bytes_moved={f"{a}->{b}": v for (a, b), v in bytes_moved.items()},
+        gm_bytes=gm_read + gm_write, flops=flops,
         memory_cycles=memory, vector_cycles=vector, cube_cycles=cube,
         bound_cycles=int(bound), bound=bound_name, active_cores=active,
         serial_cycles=int(round(serial)),
@@ -371,6 +387,28 @@ def _dma_cost(table: CostTable, chip: ChipSpec, src: str, dst: str, nbytes: int,
                 table.local_dma_latency, 0.0)
     # UB->UB on the vector pipe, UB<->L1 on coupled chips: at the vector rate
     return setup + nbytes / chip.vector_bytes_per_cycle, table.local_dma_latency, 0.0
+
+
+def _independent(sims: dict[int, _CoreSim], arrays: tuple) -> None:
+    """Schedule cores that never meet, one by one. A core whose program is the same as an
+    earlier core's (same kinds, pipes, costs, latencies, port times and flags, instruction by
+    instruction: e.g. the blocks of a data-parallel kernel) gets that core's schedule copied,
+    which is exactly what simulating it again would give."""
+    kind, pipe, cost, occ, lat, port, fid, start, end = arrays
+    seen: dict[tuple, _CoreSim] = {}
+    for sim in sims.values():
+        order = sim.order
+        a, b = order[0], order[-1] + 1
+        if b - a == len(order):  # one contiguous run of the trace
+            sig = (tuple(kind[a:b]), tuple(pipe[a:b]), tuple(cost[a:b]), tuple(occ[a:b]),
+                   tuple(lat[a:b]), tuple(port[a:b]), tuple(fid[a:b]))
+            twin = seen.get(sig)
+            if twin is not None:
+                sim.copy_from(twin)
+                continue
+            seen[sig] = sim
+        for _ in sim.run():  # never yields: no sync_all, no cross-core flag
+            pass
 
 
 def _drive(gens: dict[int, Any], shared: dict[int, deque]) -> None:
@@ -454,9 +492,11 @@ class _CoreSim:
     edges) run as soon as they are ready without going through that ordering."""
 
     def __init__(self, order: list[int], arrays: tuple, issue: dict[int, float],
-                 shared: dict[int, deque]) -> None:
+                 shared: dict[int, deque], pipe_np: np.ndarray, cost_np: np.ndarray) -> None:
         self.order = order
         self.arrays = arrays
+        self.pipe_np = pipe_np
+        self.cost_np = cost_np
         self.issue = issue
         self.shared = shared  # cross-core flag -> FIFO of fired times (all cores)
         self.done = [0.0] * _NP
@@ -467,25 +507,35 @@ class _CoreSim:
     def span(self) -> float:
         return max(self.t_s, *self.done)
 
-    def _segments(self, pipe: list[int], cost: list[float]) -> Any:
-        """The program as (non-S indices, their dispatch costs, their indices per pipe, the S
-        instruction that ends the run or -1) tuples."""
-        idx: list[int] = []
-        costs: list[float] = []
-        per: dict[int, list[int]] = {}
-        for i in self.order:
-            pk = pipe[i]
-            if pk == _S:
-                yield idx, costs, per, i
-                idx, costs, per = [], [], {}
-                continue
-            idx.append(i)
-            costs.append(cost[i])
-            lst = per.get(pk)
-            if lst is None:
-                lst = per[pk] = []
-            lst.append(i)
-        yield idx, costs, per, -1
+    def copy_from(self, twin: _CoreSim) -> None:
+        """Take the schedule of a core with the same program (see _independent)."""
+        start, end = self.arrays[7], self.arrays[8]
+        a, b, ta = self.order[0], self.order[-1] + 1, twin.order[0]
+        start[a:b] = start[ta:ta + b - a]
+        end[a:b] = end[ta:ta + b - a]
+        self.done = twin.done[:]
+        self.busy = twin.busy[:]
+        self.t_s = twin.t_s
+        self.stuck = [i - ta + a for i in twin.stuck]
+
+    def _segments(self, pipe: np.ndarray, cost: np.ndarray) -> Any:
+        """The program as (non-S indices, their cumulative dispatch costs, their indices per
+        pipe, the S instruction that ends the run or -1) tuples (numpy does the splitting: the
+        runs between scalar instructions are long in most kernels)."""
+        order = np.asarray(self.order, dtype=np.int64)
+        pk = pipe[order]
+        bounds = np.flatnonzero(pk == _S).tolist()
+        prev = 0
+        for b in bounds + [len(order)]:
+            seg = order[prev:b]
+            if len(seg):
+                spk = pk[prev:b]
+                per = {int(p): seg[spk == p].tolist() for p in np.unique(spk)}
+                yield seg.tolist(), np.cumsum(cost[seg]), per, (int(order[b]) if b < len(order)
+                                                                else -1)
+            else:
+                yield [], None, {}, int(order[b]) if b < len(order) else -1
+            prev = b + 1
 
     def run(self) -> Any:  # noqa: C901 - one tight loop on purpose: it is the model's hot path
         """Walk the program; yields ("all", arrival time) at each sync_all and resumes at the
@@ -606,12 +656,12 @@ class _CoreSim:
                 settle(work)
 
         t_s = 0.0
-        for seg_idx, seg_cost, seg_pipes, i in self._segments(pipe, cost):
+        for seg_idx, seg_cum, seg_pipes, i in self._segments(self.pipe_np, self.cost_np):
             if seg_idx:  # dispatch a run of non-S instructions: issue times are a prefix sum
-                times = list(accumulate(seg_cost, initial=t_s))[1:]
+                times = (seg_cum + t_s).tolist()
+                busy[_S] += float(seg_cum[-1])
                 t_s = times[-1]
                 issue.update(zip(seg_idx, times))
-                busy[_S] += sum(seg_cost)
                 work = []
                 for pk, ids in seg_pipes.items():
                     q = queues[pk]

@@ -42,7 +42,8 @@ def test_cube_only_fp16_to_fp32_with_tails(m, k, n, with_bias):
     np.testing.assert_array_equal(c, reference(a, b, bias if with_bias else None))
     assert run.core_kind == "aic"
     assert not sanitize(run)
-    assert run.cycles > 0 and not run.cost.deadlocked
+    assert not run.cost.deadlocked
+    assert 0 < run.bound_cycles <= run.cycles <= run.cost.serial_cycles
 
 
 def test_cube_only_fp32_inputs():
@@ -86,6 +87,7 @@ def test_mix_iterate_all_to_gm(m, k, n, groups):
             assert run.kind_of(e.core) == "aic"
     assert not sanitize(run)
     assert not run.cost.deadlocked
+    assert 0 < run.bound_cycles <= run.cycles <= run.cost.serial_cycles
 
 
 def test_mix_leaky_relu_epilogue_with_bias():
