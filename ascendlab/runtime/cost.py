@@ -178,7 +178,7 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     cost = [0.0] * n  # scalar-unit cycles: dispatch, or the S-pipe work itself
     occ = [0.0] * n  # cycles the instruction occupies its pipe
     lat = [0.0] * n  # cycles from leaving the pipe to the result being ready
-    port = [0.0] * n  # cycles it occupies its core's GM port (< 0: its L2 port, see _L2)
+    port = [0.0] * n  # cycles it occupies its core's GM port (< 0: its L2 port, see GM reads)
     by_core: dict[int, list[int]] = {}
     bytes_moved: dict[tuple[str, str], int] = {}
     gm_read = gm_write = flops = 0
