@@ -6,7 +6,6 @@ the cross-core messages of MIX kernels, and the copy of C into UB. docs/adv.md h
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -50,71 +49,49 @@ def where(frame: Any) -> str:
 
 
 # ---- the cube-side engine: buffers, flags, one block ----------------------------------------
-@dataclass
-class _Plan:
-    """The tiling as the engine uses it (host_tiling.effective + element sizes)."""
-
-    bm: int
-    bn: int
-    bk: int
-    step_m: int
-    step_n: int
-    step_ka: int
-    step_kb: int
-    slots_a1: int
-    slots_b1: int
-    db_a: int
-    db_b: int
-    db_c: int
-    order_n: bool
-
-
 class Engine:
     """One Matmul configuration on one cube core: its L1/L0 buffers, tile cache and flags."""
 
     def __init__(self, mm: Matmul, server: CoreState, uid: int) -> None:
         t = mm.tiling
-        eff = host_tiling.effective(t, mm.at.itemsize, mm.bt.itemsize, server.chip)
-        self.plan = p = _Plan(int(t.base_m), int(t.base_n), int(t.base_k), eff.step_m,
-                              eff.step_n, eff.step_ka, eff.step_kb, eff.l1_buffers_a,
-                              eff.l1_buffers_b, eff.db_l0a, eff.db_l0b, eff.db_l0c,
-                              eff.iterate_order == 1)
+        # the values the engine uses (defaults for hand-filled zero fields applied)
+        self.plan = p = host_tiling.effective(t, mm.at.itemsize, mm.bt.itemsize, server.chip)
         self.c = server
         self.uid = uid  # tells this engine's flags apart from another Matmul's
         ai, bi = mm.at.itemsize, mm.bt.itemsize
         c0a, c0b = 32 // ai, 32 // bi
-        a1 = _ceil(p.step_m * p.bm, 16) * _ceil(p.step_ka * p.bk, c0a) * ai
-        b1 = _ceil(p.step_kb * p.bk, 16) * _ceil(p.step_n * p.bn, c0b) * bi
-        a2 = _ceil(p.bm, 16) * _ceil(p.bk, c0a) * ai
-        b2 = _ceil(p.bk, c0b) * _ceil(p.bn, 16) * bi
-        c2 = _ceil(p.bm, 16) * _ceil(p.bn, 16) * 4
+        a1 = _ceil(p.step_m * p.base_m, 16) * _ceil(p.step_ka * p.base_k, c0a) * ai
+        b1 = _ceil(p.step_kb * p.base_k, 16) * _ceil(p.step_n * p.base_n, c0b) * bi
+        a2 = _ceil(p.base_m, 16) * _ceil(p.base_k, c0a) * ai
+        b2 = _ceil(p.base_k, c0b) * _ceil(p.base_n, 16) * bi
+        c2 = _ceil(p.base_m, 16) * _ceil(p.base_n, 16) * 4
         what = f"asc.adv.Matmul buffers on cube core {server.idx}"
         self.a1 = [reserve_top(server, "L1", _ceil(a1, FRACTAL), what, FRACTAL)
-                   for _ in range(p.slots_a1)]
+                   for _ in range(p.l1_buffers_a)]
         self.b1 = [reserve_top(server, "L1", _ceil(b1, FRACTAL), what, FRACTAL)
-                   for _ in range(p.slots_b1)]
+                   for _ in range(p.l1_buffers_b)]
         self.bias1 = -1  # the bias row in L1, taken when a job first has a bias
-        self.bias_bytes = _ceil(p.bn * 4 * p.step_n, 64)
+        self.bias_bytes = _ceil(p.base_n * 4 * p.step_n, 64)
         self.what = what
         self.a2 = [reserve_top(server, "L0A", _ceil(a2, FRACTAL), what, FRACTAL)
-                   for _ in range(p.db_a)]
+                   for _ in range(p.db_l0a)]
         self.b2 = [reserve_top(server, "L0B", _ceil(b2, FRACTAL), what, FRACTAL)
-                   for _ in range(p.db_b)]
+                   for _ in range(p.db_l0b)]
         self.c2 = [reserve_top(server, "L0C", _ceil(c2, 1024), what, 1024)
-                   for _ in range(p.db_c)]
+                   for _ in range(p.db_l0c)]
         self.sizes = {"A1": a1, "B1": b1, "A2": a2, "B2": b2, "CO1": c2}
         # tile caches: slot -> key of the resident tile; round-robin victims
-        self.res_a: list[Any] = [None] * p.slots_a1
-        self.res_b: list[Any] = [None] * p.slots_b1
-        self.next_a = self.next_b = 0
-        self.pending_a = [False] * p.slots_a1  # a load's RAW flag not yet consumed by MTE1
-        self.pending_b = [False] * p.slots_b1
-        self.used_a1 = [False] * p.slots_a1  # a WAR flag to wait on before reloading
-        self.used_b1 = [False] * p.slots_b1
+        self.res_a: list[Any] = [None] * p.l1_buffers_a
+        self.res_b: list[Any] = [None] * p.l1_buffers_b
+        self.next_l1 = {"A": 0, "B": 0}  # the next L1 slot to load into
+        self.pending_a = [False] * p.l1_buffers_a  # a load's RAW flag not yet consumed by MTE1
+        self.pending_b = [False] * p.l1_buffers_b
+        self.used_a1 = [False] * p.l1_buffers_a  # a WAR flag to wait on before reloading
+        self.used_b1 = [False] * p.l1_buffers_b
         self.next_a2 = self.next_b2 = self.next_c2 = 0
-        self.used_a2 = [False] * p.db_a
-        self.used_b2 = [False] * p.db_b
-        self.used_c2 = [False] * p.db_c
+        self.used_a2 = [False] * p.db_l0a
+        self.used_b2 = [False] * p.db_l0b
+        self.used_c2 = [False] * p.db_l0c
         self.bias_used = False
         self.flags: dict[tuple, tuple[Sync, Sync, tuple]] = {}
 
@@ -209,9 +186,9 @@ class Job:
         self.lda = org[2]  # A row stride (elements)
         self.ldb = org[1]  # B row stride
         self.ldc = org[4] or org[1]  # C row stride
-        self.m_iter = -(-self.m // p.bm)
-        self.n_iter = -(-self.n // p.bn)
-        self.k_iter = -(-self.k // p.bk)
+        self.m_iter = -(-self.m // p.base_m)
+        self.n_iter = -(-self.n // p.base_n)
+        self.k_iter = -(-self.k // p.base_k)
         self.blocks = self.m_iter * self.n_iter
         self.client = mm.client
         self.server = eng.c
@@ -257,7 +234,7 @@ class Job:
 
     # ---- one block -----------------------------------------------------------------------
     def coords(self, count: int) -> tuple[int, int]:
-        if self.eng.plan.order_n:
+        if self.eng.plan.iterate_order == 1:
             return count // self.n_iter, count % self.n_iter
         return count % self.m_iter, count // self.m_iter
 
@@ -266,12 +243,12 @@ class Job:
         eng = self.eng
         p = eng.plan
         mi, ni = self.coords(count)
-        m0, n0 = mi * p.bm, ni * p.bn
-        rows = min(p.bm, self.m - m0)
-        cols = min(p.bn, self.n - n0)
+        m0, n0 = mi * p.base_m, ni * p.base_n
+        rows = min(p.base_m, self.m - m0)
+        cols = min(p.base_n, self.n - n0)
         with on_core(self.server) as sv:
             cs = eng.next_c2
-            eng.next_c2 = (cs + 1) % p.db_c
+            eng.next_c2 = (cs + 1) % p.db_l0c
             if eng.used_c2[cs]:
                 eng.wait("FIX", "M", "CO1", cs, frame)
             eng.used_c2[cs] = True
@@ -283,10 +260,10 @@ class Job:
                 self._load_bias(n0, cols, frame)
                 acc += views[2][0, n0:n0 + cols].astype(np.float32)
             for kk in range(self.k_iter):
-                k0 = kk * p.bk
-                kl = min(p.bk, self.k - k0)
-                sa = self._l1_a(mi, kk, frame)
-                sb = self._l1_b(ni, kk, frame)
+                k0 = kk * p.base_k
+                kl = min(p.base_k, self.k - k0)
+                sa = self._l1("A", mi, kk, frame)
+                sb = self._l1("B", ni, kk, frame)
                 pa = self._l0(sv, "A", sa, mi, kk, rows, kl, frame)
                 pb = self._l0(sv, "B", sb, ni, kk, kl, cols, frame)
                 eng.wait("MTE1", "M", "A2", pa, frame)
@@ -318,60 +295,43 @@ class Job:
         eng.set("MTE2", "M", "BIAS", 0, frame)
         eng.wait("MTE2", "M", "BIAS", 0, frame)
 
-    def _l1_a(self, mi: int, kk: int, frame: Any) -> int:
-        """The L1 slot holding A rows of block row mi for K slice kk (loading it if needed)."""
-        eng, p = self.eng, self.eng.plan
-        key = (id(self), mi // p.step_m, kk // p.step_ka)
-        return self._l1(key, "A", eng.res_a, frame, lambda s: self._load_a(mi, kk, s, frame))
-
-    def _l1_b(self, ni: int, kk: int, frame: Any) -> int:
-        eng, p = self.eng, self.eng.plan
-        key = (id(self), ni // p.step_n, kk // p.step_kb)
-        return self._l1(key, "B", eng.res_b, frame, lambda s: self._load_b(ni, kk, s, frame))
-
-    def _l1(self, key: Any, which: str, res: list, frame: Any, load: Any) -> int:
-        eng = self.eng
+    def _l1(self, which: str, i: int, kk: int, frame: Any) -> int:
+        """The L1 slot holding the `which` ("A" or "B") tile of block row (A) or column (B) i
+        for K slice kk: reused while resident, else loaded (GM -> L1, ND -> NZ) into the next
+        slot once MTE1 has released it."""
+        eng, p, mm = self.eng, self.eng.plan, self.mm
+        if which == "A":
+            step, base, step_k, extent = p.step_m, p.base_m, p.step_ka, self.m
+            res, used, pending, bufs = eng.res_a, eng.used_a1, eng.pending_a, eng.a1
+        else:
+            step, base, step_k, extent = p.step_n, p.base_n, p.step_kb, self.n
+            res, used, pending, bufs = eng.res_b, eng.used_b1, eng.pending_b, eng.b1
+        key = (id(self), i // step, kk // step_k)
         if key in res:  # still resident: reuse it
             s = res.index(key)
-            used = eng.used_a1 if which == "A" else eng.used_b1
             if used[s]:  # its slot was released after an earlier use: take it back
                 eng.wait("MTE1", "MTE2", which + "1", s, frame)
                 used[s] = False
             return s
-        if which == "A":
-            s = eng.next_a
-            eng.next_a = (s + 1) % len(res)
-            used, pending = eng.used_a1, eng.pending_a
-        else:
-            s = eng.next_b
-            eng.next_b = (s + 1) % len(res)
-            used, pending = eng.used_b1, eng.pending_b
+        s = eng.next_l1[which]
+        eng.next_l1[which] = (s + 1) % len(res)
         if used[s]:
             eng.wait("MTE1", "MTE2", which + "1", s, frame)
             used[s] = False
         res[s] = key
-        load(s)
+        g0 = (i // step) * step * base
+        k0 = (kk // step_k) * step_k * p.base_k
+        span = min(step * base, extent - g0)
+        kl = min(step_k * p.base_k, self.k - k0)
+        if which == "A":  # rows g0.. of A (m x k)
+            self._nd2nz(mm.a_gm, self.lda, g0, k0, span, kl, mm.at, bufs[s], eng.sizes["A1"],
+                        "mm.A1", frame)
+        else:  # columns g0.. of B (k x n)
+            self._nd2nz(mm.b_gm, self.ldb, k0, g0, kl, span, mm.bt, bufs[s], eng.sizes["B1"],
+                        "mm.B1", frame)
         eng.set("MTE2", "MTE1", which + "1", s, frame)
         pending[s] = True
         return s
-
-    def _load_a(self, mi: int, kk: int, slot: int, frame: Any) -> None:
-        p = self.eng.plan
-        g0 = (mi // p.step_m) * p.step_m * p.bm
-        k0 = (kk // p.step_ka) * p.step_ka * p.bk
-        rows = min(p.step_m * p.bm, self.m - g0)
-        kl = min(p.step_ka * p.bk, self.k - k0)
-        self._nd2nz(self.mm.a_gm, self.lda, g0, k0, rows, kl, self.mm.at,
-                    self.eng.a1[slot], self.eng.sizes["A1"], "mm.A1", frame)
-
-    def _load_b(self, ni: int, kk: int, slot: int, frame: Any) -> None:
-        p = self.eng.plan
-        g0 = (ni // p.step_n) * p.step_n * p.bn
-        k0 = (kk // p.step_kb) * p.step_kb * p.bk
-        cols = min(p.step_n * p.bn, self.n - g0)
-        kl = min(p.step_kb * p.bk, self.k - k0)
-        self._nd2nz(self.mm.b_gm, self.ldb, k0, g0, kl, cols, self.mm.bt,
-                    self.eng.b1[slot], self.eng.sizes["B1"], "mm.B1", frame)
 
     def _nd2nz(self, g: GlobalTensor, ld: int, r0: int, c0_: int, rows: int, cols: int,
                dt: DataType, addr: int, nbytes: int, name: str, frame: Any) -> None:
@@ -393,21 +353,21 @@ class Job:
         # as tall as the tile's rows rounded up to 16
         if which == "A":
             slot = eng.next_a2
-            eng.next_a2 = (slot + 1) % p.db_a
+            eng.next_a2 = (slot + 1) % p.db_l0a
             used, pend, l0, l1 = eng.used_a2, eng.pending_a, eng.a2, eng.a1
             dt, space, c0 = self.mm.at, "L0A", 32 // self.mm.at.itemsize
             frac = -(-rows // 16) * -(-cols // c0)
-            tall = _ceil(p.step_m * p.bm, 16)
-            sub = (kk % p.step_ka) * (p.bk // c0) * tall * 32 + (i % p.step_m) * p.bm * 32
+            tall = _ceil(p.step_m * p.base_m, 16)
+            sub = (kk % p.step_ka) * (p.base_k // c0) * tall * 32 + (i % p.step_m) * p.base_m * 32
             src = (l1[s1] + sub, _ceil(rows, 16) * 32, -(-cols // c0), tall * 32)
         else:
             slot = eng.next_b2
-            eng.next_b2 = (slot + 1) % p.db_b
+            eng.next_b2 = (slot + 1) % p.db_l0b
             used, pend, l0, l1 = eng.used_b2, eng.pending_b, eng.b2, eng.b1
             dt, space, c0 = self.mm.bt, "L0B", 32 // self.mm.bt.itemsize
             frac = -(-rows // c0) * -(-cols // 16)
-            tall = _ceil(p.step_kb * p.bk, 16)
-            sub = (i % p.step_n) * (p.bn // c0) * tall * 32 + (kk % p.step_kb) * p.bk * 32
+            tall = _ceil(p.step_kb * p.base_k, 16)
+            sub = (i % p.step_n) * (p.base_n // c0) * tall * 32 + (kk % p.step_kb) * p.base_k * 32
             src = (l1[s1] + sub, _ceil(rows, 16) * 32, -(-cols // c0), tall * 32)
         buf = which + "2"
         if used[slot]:
@@ -477,7 +437,7 @@ class Job:
             raise TypeError(f"Matmul: C is {ct.name} but the output tensor is {g.dtype.name} "
                             f"{where(frame)}")
         r0, c0_ = (0, 0) if sequential else (m0, n0)
-        ld = eng.plan.bn if sequential else self.ldc
+        ld = eng.plan.base_n if sequential else self.ldc
         with on_core(self.server) as sv:
             self._fixpipe(sv, g, r0, c0_, ld, out, atomic, frame)
             if notify:
@@ -535,12 +495,12 @@ class Job:
                               f"asc.set_sys_workspace(ws) {where(frame)}")
         p = eng.plan
         isz = mm.ct.itemsize
-        ld = p.bn
+        ld = p.base_n
         r0 = m0 if whole else 0
         c0_ = n0 if whole else 0
         if whole:
             ld = self.n
-        slot_bytes = (self.m * self.n if whole else p.bm * p.bn) * isz
+        slot_bytes = (self.m * self.n if whole else p.base_m * p.base_n) * isz
         slot = _ceil(slot_bytes, 512)
         base = cl.idx * slot if cl.launch.core_kind == "mix" else 0
         if ws.offset + base + slot > ws.alloc.nbytes:

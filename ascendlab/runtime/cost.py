@@ -39,20 +39,32 @@ the rules above) changes MODEL_VERSION and tests/runtime/golden_cycles.json.
 from __future__ import annotations
 
 import gc
-from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass, field
-from heapq import heappop, heappush
 from typing import Any
 
 import numpy as np
 
 from .chips import ChipSpec
+from .cost_schedule import (
+    BARRIER,
+    BARRIER_ALL,
+    PIPE_IX,
+    PIPES,
+    PLAIN,
+    S_PIPE,
+    SET,
+    SYNC_ALL,
+    WAIT,
+    XWAIT,
+    CoreSim,
+    drive,
+    independent,
+)
 from .trace import Event
 
 MODEL_VERSION = "1.1"
 
-PIPES = ("MTE2", "MTE1", "M", "FIX", "V", "MTE3", "S")
 _GM_PIPES = frozenset({"MTE2", "MTE3", "FIX"})
 _CROSS = frozenset({"xset", "xwait"})
 # TPipe/TQue calls: scalar bookkeeping (COST.framework) plus, for queues, a sync edge
@@ -130,12 +142,7 @@ class CostResult:
         return self.pipe_busy.get(pipe, 0) / self.cycles if self.cycles else 0.0
 
 
-# Event kinds for the scheduler.
-_PLAIN, _WAIT, _SET, _BARRIER, _BARRIER_ALL, _SYNC_ALL, _XWAIT = range(7)
-_PIPE_IX = {p: k for k, p in enumerate(PIPES)}
-_S = _PIPE_IX["S"]
-_NP = len(PIPES)
-_KIND = {"wait": _WAIT, "set": _SET, "sync_all": _SYNC_ALL, "xset": _SET, "xwait": _XWAIT}
+_KIND = {"wait": WAIT, "set": SET, "sync_all": SYNC_ALL, "xset": SET, "xwait": XWAIT}
 
 
 def simulate(run: Any, table: CostTable = COST) -> CostResult:
@@ -173,7 +180,7 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     vec_rate = dict(table.vector_repeat)
 
     # ---- one pass: what each event costs where -------------------------------------------
-    kind = [_PLAIN] * n
+    kind = [PLAIN] * n
     pipe = [0] * n
     cost = [0.0] * n  # scalar-unit cycles: dispatch, or the S-pipe work itself
     occ = [0.0] * n  # cycles the instruction occupies its pipe
@@ -188,7 +195,7 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     dispatch = table.dispatch
     vsetup, vlat = table.vector_setup, table.vector_latency
     vec_memo: dict[str, Any] = {}  # op -> (cycles per repeat, flops per lane) or None
-    pipe_ix = _PIPE_IX
+    pipe_ix = PIPE_IX
     # Sync and framework events: the runtime shares one Sync object per flag / queue slot, so
     # memoise their (kind, occupancy, scalar cost, flag id, pipe) by the Sync's identity (or
     # op and pipe name); a Sync object is always issued on the same pipe (a set on its src, a
@@ -213,7 +220,7 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
             got = edge_memo.get(memo_key)
             if got is None:
                 k, o, c = _edge_cost(op, pname, s, table)
-                f = (flag_ids.setdefault(s[1:4], len(flag_ids)) if k in (_WAIT, _SET, _XWAIT)
+                f = (flag_ids.setdefault(s[1:4], len(flag_ids)) if k in (WAIT, SET, XWAIT)
                      else -1)
                 if s is not None and s[0] in _CROSS:
                     cross.add(f)
@@ -268,7 +275,7 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
                 lat[i] = vlat
                 vec_work += work
                 flops += vk[1] * count
-        cost[i] = occ[i] if pk == _S else dispatch
+        cost[i] = occ[i] if pk == S_PIPE else dispatch
 
     # ---- GM reads: L2 hits (see the module docstring) -----------------------------------------
     reuse: dict[tuple, int] = {}
@@ -307,12 +314,12 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     shared = {f: deque() for f in cross}
     pipe_np = np.array(pipe, dtype=np.int8)
     cost_np = np.array(cost)
-    sims = {c: _CoreSim(order, arrays, issue, shared, pipe_np, cost_np)
+    sims = {c: CoreSim(order, arrays, issue, shared, pipe_np, cost_np)
             for c, order in by_core.items()}
-    if cross or _SYNC_ALL in kind:  # the cores meet: schedule them together
-        _drive({c: sim.run() for c, sim in sims.items()}, shared)
+    if cross or SYNC_ALL in kind:  # the cores meet: schedule them together
+        drive({c: sim.run() for c, sim in sims.items()}, shared)
     else:
-        _independent(sims, arrays)
+        independent(sims, arrays)
     core_end = {c: sim.span() for c, sim in sims.items()}
     # waves: block b runs on physical core (group) b % groups, after the blocks before it
     spans: dict[int, float] = {}
@@ -351,9 +358,9 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
 def _edge_cost(op: str, pname: str, s: Any, table: CostTable) -> tuple[int, float, float]:
     """(scheduler kind, pipe occupancy, scalar-unit cycles) of a sync or framework event."""
     if s is None:
-        kind = _PLAIN
+        kind = PLAIN
     else:
-        kind = _KIND.get(s.kind) or (_BARRIER_ALL if s.src == "ALL" else _BARRIER)
+        kind = _KIND.get(s.kind) or (BARRIER_ALL if s.src == "ALL" else BARRIER)
     occ = float(table.sync) if op in ("set_flag", "wait_flag", "pipe_barrier") else 0.0
     if op in FRAMEWORK_OPS:
         scalar = table.framework
@@ -387,341 +394,3 @@ def _dma_cost(table: CostTable, chip: ChipSpec, src: str, dst: str, nbytes: int,
                 table.local_dma_latency, 0.0)
     # UB->UB on the vector pipe, UB<->L1 on coupled chips: at the vector rate
     return setup + nbytes / chip.vector_bytes_per_cycle, table.local_dma_latency, 0.0
-
-
-def _independent(sims: dict[int, _CoreSim], arrays: tuple) -> None:
-    """Schedule cores that never meet, one by one. A core whose program is the same as an
-    earlier core's (same kinds, pipes, costs, latencies, port times and flags, instruction by
-    instruction: e.g. the blocks of a data-parallel kernel) gets that core's schedule copied,
-    which is exactly what simulating it again would give."""
-    kind, pipe, cost, occ, lat, port, fid, start, end = arrays
-    seen: dict[tuple, _CoreSim] = {}
-    for sim in sims.values():
-        order = sim.order
-        a, b = order[0], order[-1] + 1
-        if b - a == len(order):  # one contiguous run of the trace
-            sig = (tuple(kind[a:b]), tuple(pipe[a:b]), tuple(cost[a:b]), tuple(occ[a:b]),
-                   tuple(lat[a:b]), tuple(port[a:b]), tuple(fid[a:b]))
-            twin = seen.get(sig)
-            if twin is not None:
-                sim.copy_from(twin)
-                continue
-            seen[sig] = sim
-        for _ in sim.run():  # never yields: no sync_all, no cross-core flag
-            pass
-
-
-def _drive(gens: dict[int, Any], shared: dict[int, deque]) -> None:
-    """Run the cores' schedules together: each yields ("all", t) at a sync_all and ("x", flag)
-    at a cross-core wait whose set has not fired; it resumes once every live core has met
-    (sync_all) or once the flag fires. A wait no core can ever satisfy is sent None (the core
-    records it as stuck and goes on)."""
-    state: dict[int, Any] = {}
-
-    def step(c: int, value: Any) -> None:
-        try:
-            state[c] = gens[c].send(value)
-        except StopIteration:
-            state[c] = None
-
-    for c in gens:
-        step(c, None)
-    while True:
-        moved = True
-        while moved:
-            moved = False
-            for c, st in list(state.items()):
-                if st is not None and st[0] == "x" and shared[st[1]]:
-                    step(c, None)
-                    moved = True
-        live = [c for c, st in state.items() if st is not None]
-        if not live:
-            return
-        if all(state[c][0] == "all" for c in live):
-            met = max(state[c][1] for c in live)
-            for c in live:
-                step(c, met)
-            continue
-        for c in live:  # deadlock: release the cross-core waits as stuck
-            if state[c][0] == "x":
-                step(c, None)
-
-
-class _Port:
-    """A core's GM port: busy intervals; a transfer takes the first idle gap after it is
-    ready. Intervals no future transfer can reach are dropped (see prune)."""
-
-    __slots__ = ("starts", "ends")
-
-    def __init__(self) -> None:
-        self.starts: list[float] = []
-        self.ends: list[float] = []
-
-    def reserve(self, t: float, d: float) -> float:
-        starts, ends = self.starts, self.ends
-        k = bisect_right(ends, t)
-        n = len(starts)
-        while k < n and t + d > starts[k]:
-            if ends[k] > t:
-                t = ends[k]
-            k += 1
-        if k > 0 and ends[k - 1] == t:  # touches the interval before: extend it
-            ends[k - 1] = t + d
-            if k < n and starts[k] == t + d:
-                ends[k - 1] = ends[k]
-                del starts[k], ends[k]
-        elif k < n and starts[k] == t + d:
-            starts[k] = t
-        else:
-            starts.insert(k, t)
-            ends.insert(k, t + d)
-        return t
-
-    def prune(self, horizon: float) -> None:
-        """Drop intervals ending before `horizon`, the earliest start any future transfer
-        can have: they can no longer constrain anything."""
-        k = bisect_right(self.ends, horizon)
-        if k:
-            del self.starts[:k], self.ends[:k]
-
-
-class _CoreSim:
-    """One core: the scalar unit dispatches in program order; each pipe executes its queue in
-    order; among the pipes, the head instruction that is ready first runs first, so the GM port
-    serves transfers in the order they become ready. Zero-cost instructions (queue and flag
-    edges) run as soon as they are ready without going through that ordering."""
-
-    def __init__(self, order: list[int], arrays: tuple, issue: dict[int, float],
-                 shared: dict[int, deque], pipe_np: np.ndarray, cost_np: np.ndarray) -> None:
-        self.order = order
-        self.arrays = arrays
-        self.pipe_np = pipe_np
-        self.cost_np = cost_np
-        self.issue = issue
-        self.shared = shared  # cross-core flag -> FIFO of fired times (all cores)
-        self.done = [0.0] * _NP
-        self.busy = [0.0] * _NP
-        self.t_s = 0.0
-        self.stuck: list[int] = []
-
-    def span(self) -> float:
-        return max(self.t_s, *self.done)
-
-    def copy_from(self, twin: _CoreSim) -> None:
-        """Take the schedule of a core with the same program (see _independent)."""
-        start, end = self.arrays[7], self.arrays[8]
-        a, b, ta = self.order[0], self.order[-1] + 1, twin.order[0]
-        start[a:b] = start[ta:ta + b - a]
-        end[a:b] = end[ta:ta + b - a]
-        self.done = twin.done[:]
-        self.busy = twin.busy[:]
-        self.t_s = twin.t_s
-        self.stuck = [i - ta + a for i in twin.stuck]
-
-    def _segments(self, pipe: np.ndarray, cost: np.ndarray) -> Any:
-        """The program as (non-S indices, their cumulative dispatch costs, their indices per
-        pipe, the S instruction that ends the run or -1) tuples (numpy does the splitting: the
-        runs between scalar instructions are long in most kernels)."""
-        order = np.asarray(self.order, dtype=np.int64)
-        pk = pipe[order]
-        bounds = np.flatnonzero(pk == _S).tolist()
-        prev = 0
-        for b in bounds + [len(order)]:
-            seg = order[prev:b]
-            if len(seg):
-                spk = pk[prev:b]
-                per = {int(p): seg[spk == p].tolist() for p in np.unique(spk)}
-                yield seg.tolist(), np.cumsum(cost[seg]), per, (int(order[b]) if b < len(order)
-                                                                else -1)
-            else:
-                yield [], None, {}, int(order[b]) if b < len(order) else -1
-            prev = b + 1
-
-    def run(self) -> Any:  # noqa: C901 - one tight loop on purpose: it is the model's hot path
-        """Walk the program; yields ("all", arrival time) at each sync_all and resumes at the
-        time all cores met; yields ("x", flag) at a cross-core wait not yet satisfied."""
-        kind, pipe, cost, occ, lat, port, fid, start, end = self.arrays
-        issue = self.issue
-        done = self.done
-        busy = self.busy
-        occ_until = [0.0] * _NP
-        queues: list[list[int]] = [[] for _ in PIPES]
-        heads = [0] * _NP
-        queued = [False] * _NP  # the pipe's head is on the heap
-        fifo: dict[int, deque[float]] = dict(self.shared)  # flag -> fired times not consumed
-        waiters: dict[int, list[int]] = {}  # flag -> pipes whose head waits on it
-        heap: list[tuple[float, int]] = []
-        gm = _Port()
-        reserve = gm.reserve
-        l2 = _Port()  # reads served mostly by L2 (no HBM bandwidth used)
-
-        def fire(f: int, t: float, work: list[int]) -> None:
-            q = fifo.get(f)
-            if q is None:
-                q = fifo[f] = deque()
-            q.append(t)
-            got = waiters.pop(f, None)
-            if got:
-                work.extend(got)
-
-        def settle(work: list[int]) -> None:
-            """Advance each pipe in `work` through its ready zero-cost head instructions,
-            then queue its first costed ready head on the heap."""
-            while work:
-                pk = work.pop()
-                if queued[pk]:
-                    continue
-                q = queues[pk]
-                h = heads[pk]
-                nq = len(q)
-                while h < nq:
-                    i = q[h]
-                    t = issue[i]
-                    u = occ_until[pk]
-                    if u > t:
-                        t = u
-                    k = kind[i]
-                    if k == _WAIT:
-                        ready = fifo.get(fid[i])
-                        if not ready:
-                            waiters.setdefault(fid[i], []).append(pk)
-                            break
-                        if ready[0] > t:
-                            t = ready[0]
-                    elif k == _BARRIER:
-                        d = done[pk]
-                        if d > t:
-                            t = d
-                    if occ[i] or port[i]:
-                        heappush(heap, (t, pk))
-                        queued[pk] = True
-                        break
-                    start[i] = end[i] = t
-                    occ_until[pk] = t
-                    if k == _WAIT:
-                        ready.popleft()
-                    elif k == _SET:  # fire the flag (inline of fire(): this is the hot path)
-                        d = done[pk]
-                        f = fid[i]
-                        fq = fifo.get(f)
-                        if fq is None:
-                            fq = fifo[f] = deque()
-                        fq.append(t if t > d else d)
-                        got = waiters.pop(f, None)
-                        if got:
-                            work.extend(got)
-                    if t > done[pk]:
-                        done[pk] = t
-                    h += 1
-                heads[pk] = h
-
-        def drain(wanted: int = -1, before: float = -1.0) -> None:
-            """Run the costed heads in order of readiness: all of them, or until flag `wanted`
-            has a fired set, or while they are ready no later than `before` (when >= 0)."""
-            work: list[int] = []
-            while heap:
-                if wanted >= 0 and fifo.get(wanted):
-                    return
-                if before >= 0 and heap[0][0] > before:
-                    return
-                t, pk = heappop(heap)
-                queued[pk] = False
-                i = queues[pk][heads[pk]]
-                k = kind[i]
-                if k == _WAIT:
-                    fifo[fid[i]].popleft()
-                elif k == _SET:
-                    d = done[pk]
-                    fire(fid[i], t if t > d else d, work)
-                o = occ[i]
-                pt = port[i]
-                if pt < 0:
-                    t = l2.reserve(t, -pt)
-                    if len(l2.starts) > 32:
-                        l2.prune(occ_until[0])
-                elif pt:
-                    t = reserve(t, pt)
-                    if len(gm.starts) > 32:
-                        gm.prune(min(occ_until[0], occ_until[3], occ_until[5]))
-                start[i] = t
-                t += o
-                occ_until[pk] = t
-                t += lat[i]
-                end[i] = t
-                if t > done[pk]:
-                    done[pk] = t
-                busy[pk] += o
-                heads[pk] += 1
-                work.append(pk)
-                settle(work)
-
-        t_s = 0.0
-        for seg_idx, seg_cum, seg_pipes, i in self._segments(self.pipe_np, self.cost_np):
-            if seg_idx:  # dispatch a run of non-S instructions: issue times are a prefix sum
-                times = (seg_cum + t_s).tolist()
-                busy[_S] += float(seg_cum[-1])
-                t_s = times[-1]
-                issue.update(zip(seg_idx, times))
-                work = []
-                for pk, ids in seg_pipes.items():
-                    q = queues[pk]
-                    if heads[pk] == len(q) and not queued[pk]:  # the pipe was idle
-                        work.append(pk)
-                    q.extend(ids)
-                settle(work)
-            if i < 0:
-                break
-            k = kind[i]
-            t = t_s
-            if k == _WAIT:
-                f = fid[i]
-                if not fifo.get(f):
-                    drain(wanted=f)
-                ready = fifo.get(f)
-                if not ready:  # the scalar unit would hang here
-                    self.stuck.append(i)
-                else:
-                    r = ready.popleft()
-                    if r > t:
-                        t = r
-            elif k == _SET:
-                drain(before=t)
-            elif k == _XWAIT:
-                ready = fifo[fid[i]]
-                if not ready:
-                    drain()
-                    yield ("x", fid[i])
-                if ready:
-                    r = ready.popleft()
-                    if r > t:
-                        t = r
-                else:  # no core ever sets it: the scalar unit would hang here
-                    self.stuck.append(i)
-            elif k == _BARRIER_ALL or k == _SYNC_ALL:
-                drain()
-                self.stuck.extend(q[h] for q, h in zip(queues, heads) if h < len(q))
-                d = max(done)
-                if d > t:
-                    t = d
-                if k == _SYNC_ALL:
-                    self.t_s = t
-                    met = yield ("all", t)
-                    if met > t:
-                        t = met
-                for p in range(_NP):
-                    if occ_until[p] < t:
-                        occ_until[p] = t
-            c = cost[i]
-            start[i] = t
-            end[i] = t_s = t + c
-            if k == _SET:
-                d = done[_S]
-                work: list[int] = []
-                fire(fid[i], t if t > d else d, work)
-                settle(work)
-            if t_s > done[_S]:
-                done[_S] = t_s
-            busy[_S] += c
-        self.t_s = t_s
-        drain()
-        self.stuck.extend(q[h] for q, h in zip(queues, heads) if h < len(q))
