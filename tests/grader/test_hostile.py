@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 
+import ascendlab
 from ascendlab.grader import Limits, Verdict
 
-from .conftest import SECRET, compose, grade_mini, needs_namespaces
+from .conftest import MINI, SECRET, compose, grade_mini, needs_namespaces
 
 SHORT = Limits(wall_s=3.0, cpu_s=2.0, memory_mb=1024)
 
@@ -50,10 +52,38 @@ BATTERY = {
 @pytest.mark.parametrize("name", sorted(BATTERY))
 def test_battery(tmp_path, name):
     verdict, words = BATTERY[name]
+    if name == "read_spec" and not _sandbox_can_read(_spec_the_hostile_finds()):
+        # the grader does not hide files (docs/grader.md), but here the clone's directories
+        # are closed to the sandbox user: the spec is out of reach and the wrong kernel shows
+        verdict, words = Verdict.WRONG_ANSWER, ["output 'z'", "elements off"]
     r = grade_mini(compose(tmp_path, name))
     assert r.verdict == verdict, r
     for w in words:
         assert w in r.message, (w, r.message)
+
+
+def _spec_the_hostile_finds():
+    """read_spec.py walks from two levels above the imported ascendlab package."""
+    return Path(ascendlab.__path__[0]).parent / MINI.relative_to(Path(__file__).parents[2]) \
+        / "spec.py"
+
+
+def _sandbox_can_read(path) -> bool:
+    """Can the child read `path` (and list its way down to it)? As root the child runs as
+    uid nobody, so every directory on the way must be open to others (a clone in a mktemp -d
+    directory is not)."""
+    if os.geteuid() != 0:
+        return True
+    p = os.path.abspath(path)
+    if not os.path.exists(p) or not os.stat(p).st_mode & 0o004:
+        return False
+    d = os.path.dirname(p)
+    while True:
+        if os.stat(d).st_mode & 0o005 != 0o005:
+            return False
+        if d == os.path.dirname(d):
+            return True
+        d = os.path.dirname(d)
 
 
 def test_patched_cost_model_changes_nothing(tmp_path):
