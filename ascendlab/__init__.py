@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .analysis import MODEL_VERSION, SanitizerReport, sanitize  # registers the trace readers
 from .runtime.chips import CHIPS, ChipSpec, get_chip
-from .runtime.cost import MODEL_VERSION
 from .runtime.launch import JITFunction, RunOptions, configure, last_run
-from .runtime.sanitizer import SanitizerReport, sanitize
 from .runtime.trace import Access, Event, Finding, Run, Sync
 from .tools.autotune import autotune
 from .tools.profile import profile
@@ -29,7 +28,7 @@ def launch(kernel: JITFunction, block_num: int, *args: Any, chip: str | None = N
 
     chip/strict/auto_sync/sanitize override the session defaults (ascendlab.configure) for this
     launch; other keyword arguments go to the kernel. sanitize=True runs the sanitizer after the
-    launch (see ascendlab.runtime.sanitizer).
+    launch (see ascendlab.analysis.sanitizer).
     """
     if not isinstance(kernel, JITFunction):
         raise TypeError(f"launch: expected an @asc.jit kernel, got {type(kernel).__name__}")

@@ -18,7 +18,7 @@ import numpy as np
 
 import ascendlab
 import ascendlab.asc as asc
-from ascendlab.runtime.cost import simulate
+from ascendlab.analysis.cost import simulate
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,8 +15,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ..analysis.cost import COST
 from ..runtime.chips import CHIPS, ChipSpec, get_chip
-from ..runtime.cost import COST
 
 # ---- the contract: what the emulated Matmul reads from a TCubeTiling ---------------------------
 KFC_L1_RESERVED = 128  # bytes: Ascend C's TOTAL_L1_SIZE = 512 KiB - 128 on 910B (arch 2201)

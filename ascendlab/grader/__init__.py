@@ -5,7 +5,7 @@
     check("swish", my_launch)                      # in a notebook: public cases, HTML report
 
 The submission runs in a contained child process; the grader re-executes the child's
-recorded instruction trace in its own runtime on its own inputs (ascendlab.runtime.replay),
+recorded instruction trace in its own runtime on its own inputs (ascendlab.grader.replay),
 so results and cycles come only from emulated instructions. README.md in this folder lists
 the modules; docs/grader.md explains challenges, verdicts and the threat model.
 """

@@ -18,7 +18,7 @@ import secrets
 import time
 from typing import Any
 
-from ..runtime.cost import MODEL_VERSION
+from ..analysis.cost import MODEL_VERSION
 from .challenge import load_challenge
 from .grade import judge_records, make_jobs
 from .harness import run_case

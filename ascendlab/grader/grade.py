@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from ..analysis.cost import MODEL_VERSION
 from ..runtime.chips import get_chip
-from ..runtime.cost import MODEL_VERSION
 from . import rules as _rules
 from .challenge import Challenge, Limits, load_challenge
 from .judge import CaseJob, judge_case

@@ -68,9 +68,9 @@ def _preload() -> None:
     import numpy.random  # noqa: F401
 
     import ascendlab  # noqa: F401
+    import ascendlab.analysis.cost  # noqa: F401
+    import ascendlab.analysis.sanitizer  # noqa: F401
     import ascendlab.asc  # noqa: F401
-    import ascendlab.runtime.cost  # noqa: F401
-    import ascendlab.runtime.sanitizer  # noqa: F401
     import ascendlab.tools.profile  # noqa: F401
 
     from . import wire  # noqa: F401

@@ -5,7 +5,7 @@ arguments to the grader's arrays, and hashes of the arrays after the call. The j
   1. classifies a reported error (RUNTIME_ERROR with the line, MEMORY_LIMIT, memcheck ->
      SANITIZER_ERROR);
   2. loads the trace strictly (wire.py) and checks the launch rules (rules.py);
-  3. replays the trace in this process on its own copies of the inputs (runtime/replay.py):
+  3. replays the trace in this process on its own copies of the inputs (grader/replay/):
      an event that does not re-issue to itself is a RULE_VIOLATION ("does not replay");
   4. compares the array hashes with what the replay leaves in them: a difference means data
      was written outside emulated instructions (RULE_VIOLATION);
@@ -27,11 +27,11 @@ from typing import Any
 import numpy as np
 
 from .. import precision
-from ..runtime.replay import ReplayError, replay
-from ..runtime.sanitizer import sanitize
+from ..analysis.sanitizer import sanitize
 from . import rules as _rules
 from .challenge import Case, ChallengeSpec, derive_seed
 from .perf import bound_cycles
+from .replay import ReplayError, replay
 from .report import CaseReport, Verdict
 from .wire import WireError, digest, load_run, poisoned
 

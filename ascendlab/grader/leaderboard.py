@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..runtime.cost import MODEL_VERSION
+from ..analysis.cost import MODEL_VERSION
 from .report import Report, Verdict
 
 SCHEMA = """

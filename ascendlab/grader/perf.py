@@ -2,7 +2,7 @@
 
 The bound is the cycle model's memory roofline for the least traffic any correct kernel needs
 (each input read once, each output written once) on all the cores the rules allow: the formulas
-as ascendlab.runtime.cost (per-core GM port rate, capped by the HBM bandwidth shared among the
+as ascendlab.analysis.cost (per-core GM port rate, capped by the HBM bandwidth shared among the
 active cores). Cycles come from the grader's own cost model on the replayed trace, never from
 the submission's process.
 """

@@ -26,12 +26,13 @@ from typing import Any
 import numpy as np
 
 from ..runtime.chips import CHIPS
-from ..runtime.replay import REPLAYABLE_OPS
+from ..runtime.trace import PIPES as _TRACE_PIPES
 from ..runtime.trace import Access, Event, GMArg, Run, Sync
+from .replay import REPLAYABLE_OPS
 
 FORMAT = "ascendlab-run"
 VERSION = 1
-PIPES = frozenset({"MTE1", "MTE2", "MTE3", "V", "M", "FIX", "S"})
+PIPES = frozenset(_TRACE_PIPES)
 SPACES = frozenset({"GM", "UB", "L1", "L0A", "L0B", "L0C"})
 DTYPES = frozenset({"", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                     "uint64", "float16", "float32", "float64"})

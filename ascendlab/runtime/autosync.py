@@ -21,10 +21,11 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from .trace import PIPES as _PIPES
 from .trace import Event, Sync
 
 _new = tuple.__new__
-_PIPES = ("S", "V", "MTE1", "MTE2", "MTE3", "M", "FIX")
+
 _EDGES: dict[tuple[str, str], tuple[Sync, Sync, tuple]] = {}
 _PRUNE_AT = 64  # entries per pipe before ordered ones are dropped
 _KEEP = 4096  # entries per pipe kept at most

@@ -102,7 +102,6 @@ class PipeID(IntEnum):
 
 
 # The pipes the trace uses, in the order msprof's PipeUtilization lists them.
-PIPES: tuple[str, ...] = ("MTE2", "MTE1", "M", "FIX", "V", "MTE3", "S")
 
 
 class CubeFormat(IntEnum):

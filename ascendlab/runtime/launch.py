@@ -27,7 +27,7 @@ from .kernel_ast import CompiledKernel
 from .memory import GlobalAddress, GMAlloc
 from .scheduler import Lockstep, Sequential
 from .structs import Struct
-from .trace import GMArg, Run
+from .trace import GMArg, Run, reader
 
 # pyasc's @asc.jit options (CodegenOptions, CompileOptions, LaunchOptions field names).
 PYASC_OPTIONS = frozenset({
@@ -52,7 +52,7 @@ class RunOptions:
     chip: str = DEFAULT_CHIP  # an emulated chip name (see chips.CHIPS)
     strict: bool = True  # memcheck findings raise (True) or are recorded and warned (False)
     auto_sync: bool = True  # insert CANN's implicit PIPE_V barriers between dependent vector ops
-    # run the sanitizer (runtime/sanitizer.py) on the trace after the launch; its findings join
+    # run the sanitizer (analysis/sanitizer.py) on the trace after the launch; its findings join
     # Run.findings, and in strict mode the first one raises SanitizerError
     sanitize: bool = False
 
@@ -391,9 +391,7 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
     run.outputs = {n: a.array() for n, a in allocs.items()}
     _copy_back(args, kwargs, kernel, allocs)
     if run_opts.sanitize:
-        from .sanitizer import sanitize
-
-        found = sanitize(run)
+        found = reader("sanitize")(run)
         run.findings.extend(found)
         if found and run_opts.strict:
             raise SanitizerError(found[0].message)
@@ -405,10 +403,8 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
 def _sanitize_partial(run: Run) -> None:
     """Add the sanitizer's findings on the partial trace of a launch that raised (races and
     uninitialised reads up to the failure; no end-of-kernel checks). Never masks the error."""
-    from .sanitizer import sanitize
-
     try:
-        run.findings.extend(sanitize(run, complete=False))
+        run.findings.extend(reader("sanitize")(run, complete=False))
     except Exception as e:  # noqa: BLE001 - the kernel's own exception is the one to see
         warnings.warn(f"sanitizer failed on the partial trace: {type(e).__name__}: {e}",
                       stacklevel=3)

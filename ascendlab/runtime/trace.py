@@ -17,6 +17,31 @@ import numpy as np
 
 from .chips import ChipSpec
 
+# The pipes an Event can name, in dataflow order (MTE2 brings data in, MTE3/FIX take it out,
+# S is the scalar unit). Every reader iterates pipes in this order.
+PIPES: tuple[str, ...] = ("MTE2", "MTE1", "M", "FIX", "V", "MTE3", "S")
+
+# Readers of a Run register themselves here (ascendlab.analysis does so when imported, which
+# `import ascendlab` always does), so that this module, the writer's record, imports none of
+# them: "cost" -> simulate(run), "chrome_trace" -> chrome_trace(run, path),
+# "sanitize" -> sanitize(run, complete=...).
+READERS: dict[str, Any] = {}
+
+
+def register_reader(name: str, fn: Any) -> None:
+    """Make `fn` the reader `name` that Run's convenience properties call."""
+    READERS[name] = fn
+
+
+def reader(name: str) -> Any:
+    """The registered reader `name` (RuntimeError naming it when nothing registered it)."""
+    try:
+        return READERS[name]
+    except KeyError:
+        raise RuntimeError(f"no trace reader {name!r} is registered: import ascendlab "
+                           f"(ascendlab.analysis registers {sorted(READERS) or 'the readers'})"
+                           ) from None
+
 
 class Access(NamedTuple):
     """Bytes an instruction reads or writes: `count` blocks of `nbytes`, `stride` bytes apart.
@@ -134,11 +159,9 @@ class Run:
     # ---- the cycle model's view (computed from the trace on first use, then cached) ----------
     @property
     def cost(self) -> Any:
-        """The cycle model's CostResult for this Run (ascendlab.runtime.cost)."""
+        """The cycle model's CostResult for this Run (ascendlab.analysis.cost)."""
         if self._cost is None:
-            from .cost import simulate
-
-            self._cost = simulate(self)
+            self._cost = reader("cost")(self)
         return self._cost
 
     @property
@@ -180,9 +203,7 @@ class Run:
     def to_chrome_trace(self, path: Any = None) -> dict:
         """The modelled timeline as Chrome trace-event JSON (Perfetto, chrome://tracing): one
         track per core x pipe. Written to `path` when given; returned either way."""
-        from ..tools.chrome_trace import chrome_trace
-
-        return chrome_trace(self, path)
+        return reader("chrome_trace")(self, path)
 
     def events(self, core: int | None = None, pipe: str | None = None,
                op: str | None = None) -> list[Event]:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..runtime.cost import PIPES
+from ..runtime.trace import PIPES
 
 
 def chrome_trace(run: Any, path: str | Path | None = None) -> dict:
@@ -39,7 +39,7 @@ def chrome_trace(run: Any, path: str | Path | None = None) -> dict:
                              for a in e.reads]
         events.append({"ph": "X", "name": e.op, "cat": e.pipe, "pid": e.core,
                         "tid": tid[e.pipe], "ts": start / mhz, "dur": dur / mhz, "args": args})
-    from ..runtime.deps import match_syncs
+    from ..analysis.deps import match_syncs
 
     for n, (w, s) in enumerate(sorted(match_syncs(run.trace).set_of.items())):
         ew, es = run.trace[w], run.trace[s]

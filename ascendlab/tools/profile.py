@@ -11,7 +11,7 @@ import html
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..runtime.cost import PIPES
+from ..runtime.trace import PIPES
 
 # ADK 2201 hardware constraints: GM transfers of >= 16 KB reach the best bandwidth.
 FULL_BANDWIDTH_BYTES = 16 * 1024

@@ -17,9 +17,8 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from ..runtime.cost import PIPES
-from ..runtime.deps import match_syncs
-from ..runtime.trace import Run
+from ..analysis.deps import match_syncs
+from ..runtime.trace import PIPES, Run
 from .colors import core_color, pipe_color
 from .view import fmt_bytes, short_file
 

@@ -11,9 +11,9 @@ import pytest
 
 import ascendlab
 import ascendlab.asc as asc
+from ascendlab.analysis.deps import match_syncs
+from ascendlab.analysis.sanitizer import sanitize
 from ascendlab.errors import KernelSyntaxError, LaunchError
-from ascendlab.runtime.deps import match_syncs
-from ascendlab.runtime.sanitizer import sanitize
 
 from .matmul_kernels import (
     host_tiling,

@@ -11,6 +11,7 @@ import pytest
 import ascendlab
 import ascendlab.asc as asc
 from ascendlab.adv.softmax import softmax
+from ascendlab.analysis.sanitizer import sanitize
 from ascendlab.errors import (
     CapacityError,
     DTypeError,
@@ -19,7 +20,6 @@ from ascendlab.errors import (
     PositionError,
 )
 from ascendlab.runtime import vector as _vec
-from ascendlab.runtime.sanitizer import sanitize
 from ascendlab.runtime.shapeinfo import ShapeInfo, array
 from ascendlab.runtime.structs import SoftmaxTiling
 

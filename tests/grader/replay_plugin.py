@@ -1,5 +1,5 @@
 """A pytest plugin (-p replay_plugin): every successful launch is replayed with
-ascendlab.runtime.replay and must give the same trace and outputs. Used by
+ascendlab.grader.replay and must give the same trace and outputs. Used by
 test_replay.py::test_every_launch_of_the_runtime_suite_replays."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 import ascendlab.runtime.launch as L
-from ascendlab.runtime.replay import replay
+from ascendlab.grader.replay import replay
 
 _real = L.run_kernel
 _stats = {"ok": 0, "failed": 0}

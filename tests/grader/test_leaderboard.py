@@ -10,9 +10,9 @@ import sys
 
 import pytest
 
+from ascendlab.analysis.cost import MODEL_VERSION
 from ascendlab.grader.leaderboard import Leaderboard, default_path
 from ascendlab.grader.report import PerfReport, Report, Verdict
-from ascendlab.runtime.cost import MODEL_VERSION
 
 from .conftest import compose
 

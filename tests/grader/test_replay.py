@@ -1,4 +1,4 @@
-"""runtime/replay.py: honest traces replay to themselves (same events, same outputs); forged
+"""grader/replay/: honest traces replay to themselves (same events, same outputs); forged
 traces are caught (a mismatch, an invalid instruction, or a sanitizer finding)."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import pytest
 
 import ascendlab
 import ascendlab.asc as asc
-from ascendlab.runtime.replay import REPLAYABLE_OPS, ReplayError, ReplayMismatch, replay
-from ascendlab.runtime.sanitizer import sanitize
+from ascendlab.analysis.sanitizer import sanitize
+from ascendlab.grader.replay import REPLAYABLE_OPS, ReplayError, ReplayMismatch, replay
 from ascendlab.runtime.trace import Access, Event, Sync
 from ascendlab.runtime.vector import VECTOR_OPS
-from tests.runtime import cost_kernels as CK
+from tests.analysis import cost_kernels as CK
 from tests.runtime import kernels as K
 
 REPO = Path(__file__).resolve().parents[2]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import ascendlab.asc as asc
-from ascendlab.runtime.sanitizer import sanitize
+from ascendlab.analysis.sanitizer import sanitize
 
 from .kernels import vadd_framework
 

@@ -11,7 +11,7 @@ import pytest  # noqa: E402
 
 import ascendlab  # noqa: E402
 
-from ..runtime.cost_kernels import layernorm_gelu, matmul_tile  # noqa: E402
+from ..analysis.cost_kernels import layernorm_gelu, matmul_tile  # noqa: E402
 from ..runtime.kernels import vadd_flags, vadd_framework  # noqa: E402
 
 CHIP = "Ascend910B2"

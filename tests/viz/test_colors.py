@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ascendlab.runtime.cost import PIPES
+from ascendlab.analysis.cost import PIPES
 from ascendlab.viz.colors import CORE_PALETTE, PIPE_COLORS, core_color, pipe_color, shade, to_rgb
 
 

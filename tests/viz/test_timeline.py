@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from ascendlab import viz
-from ascendlab.runtime.cost import PIPES
-from ascendlab.runtime.deps import match_syncs
+from ascendlab.analysis.cost import PIPES
+from ascendlab.analysis.deps import match_syncs
 from ascendlab.viz.colors import core_color, pipe_color
 from ascendlab.viz.timeline import LEVELS, TimelineIndex, describe_event, timeline_model
 

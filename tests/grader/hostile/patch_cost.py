@@ -1,6 +1,6 @@
 # ruff: noqa: F821 - appended to honest.py, which defines asc and run()
 # HOSTILE: an honest kernel that patches the cost model to claim 1 cycle.
-import ascendlab.runtime.cost as cost
+import ascendlab.analysis.cost as cost
 import ascendlab.runtime.trace as trace
 
 trace.Run.cycles = property(lambda self: 1)

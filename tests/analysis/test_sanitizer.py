@@ -1,4 +1,4 @@
-"""The sanitizer (runtime/sanitizer.py): a battery of small buggy kernels, one or more per
+"""The sanitizer (analysis/sanitizer.py): a battery of small buggy kernels, one or more per
 class, each detected with the right class and source line(s); the correct twin of each reports
 nothing; the correct reference kernels report nothing; rendering and launch integration."""
 
@@ -13,6 +13,7 @@ import pytest
 
 import ascendlab
 import ascendlab.asc as asc
+from ascendlab.analysis.sanitizer import SanitizerReport, sanitize
 from ascendlab.errors import (
     AlignmentError,
     CapacityError,
@@ -22,11 +23,10 @@ from ascendlab.errors import (
     SyncError,
 )
 from ascendlab.runtime.launch import RunOptions, configure
-from ascendlab.runtime.sanitizer import SanitizerReport, sanitize
 
+from ..runtime.kernels import vadd_flags, vadd_framework
 from . import sanitizer_kernels as K
 from .cost_kernels import layernorm_gelu, matmul_tile
-from .kernels import vadd_flags, vadd_framework
 
 N = K.N
 STREAM = asc.lib.runtime.current_stream()

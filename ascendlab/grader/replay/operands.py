@@ -9,12 +9,12 @@ import types
 from collections.abc import Mapping
 from typing import Any
 
-from .core import CoreState, LaunchState
-from .dtypes import DataType
-from .enums import TPosition
-from .memory import _BASE0, _SPACING, GUARD, GMAlloc
-from .tensor import GlobalTensor, LocalTensor
-from .trace import Access
+from ...runtime.core import CoreState, LaunchState
+from ...runtime.dtypes import DataType
+from ...runtime.enums import TPosition
+from ...runtime.memory import _BASE0, _SPACING, GUARD, GMAlloc
+from ...runtime.tensor import GlobalTensor, LocalTensor
+from ...runtime.trace import Access
 
 _new_obj = object.__new__
 _getframe = sys._getframe

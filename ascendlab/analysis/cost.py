@@ -33,7 +33,7 @@ It reads only the trace (trace.py), the chip's numbers (chips.py) and the matche
   launch overhead.
 
 Every parameter of COST carries its source or the word ASSUMPTION. Changing any of them (or
-the rules above) changes MODEL_VERSION and tests/runtime/golden_cycles.json.
+the rules above) changes MODEL_VERSION and tests/analysis/golden_cycles.json.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from .chips import ChipSpec
+from ..runtime.chips import ChipSpec
+from ..runtime.trace import Event
 from .cost_schedule import (
     BARRIER,
     BARRIER_ALL,
@@ -61,7 +62,6 @@ from .cost_schedule import (
     drive,
     independent,
 )
-from .trace import Event
 
 MODEL_VERSION = "1.1"
 
@@ -157,7 +157,7 @@ def simulate(run: Any, table: CostTable = COST) -> CostResult:
 
 
 def _simulate(run: Any, table: CostTable) -> CostResult:
-    from .vector import VECTOR_OPS  # instruction -> cost class
+    from ..runtime.vector import VECTOR_OPS  # instruction -> cost class
 
     chip: ChipSpec = run.chip
     trace: list[Event] = run.trace

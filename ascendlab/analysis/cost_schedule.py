@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-PIPES = ("MTE2", "MTE1", "M", "FIX", "V", "MTE3", "S")
+from ..runtime.trace import PIPES
 
 # Event kinds for the scheduler (cost.py assigns them).
 PLAIN, WAIT, SET, BARRIER, BARRIER_ALL, SYNC_ALL, XWAIT = range(7)

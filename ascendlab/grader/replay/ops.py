@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import cube as _cube
-from . import dma as _dma
-from . import sync as _sync
-from . import vector as _vec
-from .core import CoreState
-from .enums import FixpipeConfig, HardEvent, PipeID, TPosition
-from .params import (
+from ...runtime import cube as _cube
+from ...runtime import dma as _dma
+from ...runtime import sync as _sync
+from ...runtime import vector as _vec
+from ...runtime.core import CoreState
+from ...runtime.enums import FixpipeConfig, HardEvent, PipeID, TPosition
+from ...runtime.params import (
     DataCopyExtParams,
     DataCopyPadExtParams,
     DataCopyParams,
@@ -23,10 +23,10 @@ from .params import (
     MmadParams,
     Nd2NzParams,
 )
-from .replay_operands import _POS, NamedTensor, Replayer
-from .replay_operands import trampoline as _trampoline
-from .replay_vector import VECTOR_HANDLERS
-from .trace import Access, Event
+from ...runtime.trace import Access, Event
+from .operands import _POS, NamedTensor, Replayer
+from .operands import trampoline as _trampoline
+from .vector import VECTOR_HANDLERS
 
 
 def _data_copy(rp: Replayer, c: CoreState, e: Event) -> None:

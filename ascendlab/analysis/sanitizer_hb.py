@@ -15,9 +15,14 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from typing import Any
 
-from .trace import Event, Finding
+from ..runtime.trace import PIPES as _TRACE_PIPES
+from ..runtime.trace import Event, Finding
 
-PIPES = ("S", "V", "MTE1", "MTE2", "MTE3", "M", "FIX")
+# The pipes (trace.PIPES) in the order this pass visits them when several are released at once:
+# scalar first, as the scalar unit issues every instruction. Which writer a byte's shadow keeps
+# when two unordered writers touch it depends on this order, and the battery pins the reported
+# lines, so it is kept.
+PIPES = tuple(sorted(_TRACE_PIPES, key=("S", "V", "MTE1", "MTE2", "MTE3", "M", "FIX").index))
 PIPE_INDEX = {p: i for i, p in enumerate(PIPES)}
 NP = len(PIPES)
 _S = 0

@@ -76,9 +76,9 @@ from typing import Any
 
 import numpy as np
 
+from ..runtime.trace import Finding, Run
 from .deps import match_syncs
 from .sanitizer_hb import CorePass, at, flag_name, short
-from .trace import Finding, Run
 
 KINDS = ("memcheck", "initcheck", "racecheck", "synccheck")
 

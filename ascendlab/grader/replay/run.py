@@ -44,13 +44,13 @@ from typing import Any
 
 import numpy as np
 
-from . import core as _core
-from .chips import ChipSpec, get_chip
-from .core import LaunchState, MemcheckWarning
-from .dtypes import DataType
-from .memory import _BASE0, _SPACING, GMAlloc
-from .replay_ops import HANDLERS, REPLAYABLE_OPS, Replayer, expected_pipe
-from .trace import Event, GMArg, Run
+from ...runtime import core as _core
+from ...runtime.chips import ChipSpec, get_chip
+from ...runtime.core import LaunchState, MemcheckWarning
+from ...runtime.dtypes import DataType
+from ...runtime.memory import _BASE0, _SPACING, GMAlloc
+from ...runtime.trace import Event, GMArg, Run
+from .ops import HANDLERS, REPLAYABLE_OPS, Replayer, expected_pipe
 
 
 class ReplayError(ValueError):

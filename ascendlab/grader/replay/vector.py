@@ -7,17 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import vector as _vec
-from . import vector_cast as _cast
-from . import vector_cmpsel as _cmpsel
-from . import vector_reduce as _red
-from .core import CoreState
-from .dtypes import DataType
-from .enums import CMPMODE, ReduceOrder, RoundMode, SelMode
-from .params import BinaryRepeatParams, UnaryRepeatParams
-from .replay_operands import Replayer
-from .replay_operands import trampoline as _trampoline
-from .trace import Access, Event
+from ...runtime import vector as _vec
+from ...runtime import vector_cast as _cast
+from ...runtime import vector_cmpsel as _cmpsel
+from ...runtime import vector_reduce as _red
+from ...runtime.core import CoreState
+from ...runtime.dtypes import DataType
+from ...runtime.enums import CMPMODE, ReduceOrder, RoundMode, SelMode
+from ...runtime.params import BinaryRepeatParams, UnaryRepeatParams
+from ...runtime.trace import Access, Event
+from .operands import Replayer
+from .operands import trampoline as _trampoline
 
 
 # ---- helpers for the vector forms -------------------------------------------------------------

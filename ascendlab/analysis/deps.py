@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import NamedTuple
 
-from .trace import Event
+from ..runtime.trace import Event
 
 
 class SyncMatch(NamedTuple):

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import ascendlab
-from ascendlab.runtime.cost import MODEL_VERSION, PIPES, simulate
+from ascendlab.analysis.cost import MODEL_VERSION, PIPES, simulate
 
+from ..runtime.kernels import vadd_flags, vadd_framework
 from .cost_kernels import layernorm_gelu, layernorm_gelu_reference, matmul_tile
-from .kernels import vadd_flags, vadd_framework
 
 GOLDEN = Path(__file__).with_name("golden_cycles.json")
 
@@ -203,7 +203,7 @@ def test_golden_cycles_of_reference_kernels():
                                      indent=2) + "\n")
     golden = json.loads(GOLDEN.read_text())
     assert golden["model_version"] == MODEL_VERSION, (
-        "MODEL_VERSION changed: regenerate tests/runtime/golden_cycles.json")
+        "MODEL_VERSION changed: regenerate tests/analysis/golden_cycles.json")
     assert got == golden["cycles"]
 
 

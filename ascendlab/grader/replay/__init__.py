@@ -1,0 +1,12 @@
+"""The grader's replay: re-issue a submitted trace through this process's runtime, on the
+grader's own inputs, and require the same events (docs/grader.md).
+
+run.py walks the trace; operands.py rebuilds operands and frames; vector.py and ops.py hold
+the re-issue table, one handler per op. Unlike the analysis readers, replay *executes*: it
+calls the runtime's own instruction implementations, so it imports them.
+"""
+
+from .run import REPLAYABLE_OPS, ReplayError, ReplayMismatch, check_order, describe_event, replay
+
+__all__ = ["REPLAYABLE_OPS", "ReplayError", "ReplayMismatch", "check_order", "describe_event",
+           "replay"]

@@ -1,0 +1,49 @@
+"""The layout's one rule: the machine (ascendlab/runtime/) imports none of its readers
+(ascendlab/analysis/, ascendlab/tools/, ascendlab/viz/) nor the grader; they register with the
+trace (trace.register_reader) instead."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import ascendlab
+
+PKG = Path(ascendlab.__file__).parent
+READERS = ("analysis", "tools", "viz", "grader")
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(line, absolute module) of every import in `path`, relative ones resolved."""
+    rel = path.relative_to(PKG.parent).with_suffix("")
+    package = list(rel.parts[:-1])
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            mod = ".".join(base + ([node.module] if node.module else []))
+            out.append((node.lineno, mod))
+    return out
+
+
+def test_runtime_imports_no_reader():
+    bad = [f"{path.relative_to(PKG.parent)}:{line} imports {mod}"
+           for path in sorted((PKG / "runtime").glob("*.py"))
+           for line, mod in _imports(path)
+           if any(mod == f"ascendlab.{r}" or mod.startswith(f"ascendlab.{r}.")
+                  for r in READERS)]
+    assert not bad, "\n".join(bad)
+
+
+def test_readers_registered_on_import():
+    from ascendlab.runtime import trace
+
+    assert {"cost", "sanitize", "chrome_trace"} <= set(trace.READERS)
+
+
+def test_import_rule_sees_relative_imports(tmp_path):
+    """The checker resolves `from ..analysis import x` inside runtime/ (so it can fail)."""
+    probe = PKG / "runtime" / "trace.py"
+    assert ("ascendlab.runtime.chips" in {m for _, m in _imports(probe)})
