@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..runtime.chips import ChipSpec
-from ..runtime.trace import Event
+from ..runtime.trace import OPS, VECTOR_CLASSES, Event, op_info
 from .cost_schedule import (
     BARRIER,
     BARRIER_ALL,
@@ -67,10 +67,6 @@ MODEL_VERSION = "1.1"
 
 _GM_PIPES = frozenset({"MTE2", "MTE3", "FIX"})
 _CROSS = frozenset({"xset", "xwait"})
-# TPipe/TQue calls: scalar bookkeeping (COST.framework) plus, for queues, a sync edge
-FRAMEWORK_OPS = frozenset({"init_buffer", "alloc_tensor", "enque", "deque", "free_tensor"})
-DMA_OPS = frozenset({"data_copy", "data_copy_pad", "load_data", "fixpipe"})
-FMA_OPS = frozenset({"fused_mul_add", "fused_mul_add_relu", "mul_add_dst", "axpy"})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,7 +84,7 @@ class CostTable:
     fix_setup: int = 20  # ASSUMPTION: extra setup of a FixPipe move (NZ->ND, quantisation)
     vector_setup: int = 8  # ASSUMPTION: issue cycles of a vector instruction
     vector_latency: int = 16  # ASSUMPTION: vector pipeline depth
-    # cycles per 256 B repeat, by cost class of vector.VECTOR_OPS; 1 = the full rate of 256 B
+    # cycles per 256 B repeat, by cost class (trace.OPS[op].cost_class); 1 = the full rate of 256 B
     # per cycle (ChipSpec.vector_bytes_per_cycle, DER from the 11.06 TOPS fp32 peak)
     vector_repeat: tuple[tuple[str, float], ...] = (
         ("elementwise", 1.0),
@@ -157,8 +153,6 @@ def simulate(run: Any, table: CostTable = COST) -> CostResult:
 
 
 def _simulate(run: Any, table: CostTable) -> CostResult:
-    from ..runtime.vector import VECTOR_OPS  # instruction -> cost class
-
     chip: ChipSpec = run.chip
     trace: list[Event] = run.trace
     n = len(trace)
@@ -194,7 +188,9 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     dma_cache: dict[tuple, tuple[float, float, float]] = {}
     dispatch = table.dispatch
     vsetup, vlat = table.vector_setup, table.vector_latency
-    vec_memo: dict[str, Any] = {}  # op -> (cycles per repeat, flops per lane) or None
+    # op -> its cost class, from the registry every op of a trace is in (trace.OPS)
+    klass_of = {name: info.cost_class for name, info in OPS.items()}
+    vec_memo: dict[str, Any] = {}  # op -> (cycles per repeat, flops per lane)
     pipe_ix = PIPE_IX
     # Sync and framework events: the runtime shares one Sync object per flag / queue slot, so
     # memoise their (kind, occupancy, scalar cost, flag id, pipe) by the Sync's identity (or
@@ -215,7 +211,8 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     i = -1
     for _core, pname, op, reads, writes, count, _dt, repeats, _f, _l, s, args in trace:
         i += 1
-        if s is not None or op in FRAMEWORK_OPS:
+        klass = klass_of.get(op) or op_info(op).cost_class  # op_info: unregistered -> error
+        if s is not None or klass == "framework":
             memo_key = id(s) if s is not None else op + pname
             got = edge_memo.get(memo_key)
             if got is None:
@@ -228,7 +225,7 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
             kind[i], occ[i], cost[i], fid[i], pipe[i] = got
             continue
         pk = pipe[i] = pipe_ix[pname]
-        if op in DMA_OPS:
+        if klass == "dma":
             src = reads[0][0] if reads else "?"
             if writes:
                 w = writes[0]
@@ -253,23 +250,21 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
                 got = dma_cache[key] = _dma_cost(table, chip, src, dst, moved, repeats,
                                                  rd_rate, wr_rate)
             occ[i], lat[i], port[i] = got
-        elif op == "mmad":
+        elif klass == "cube":  # mmad
             steps = repeats / dict(args).get("rate", 1.0)  # 16x16x16 fp16 steps per cycle
             occ[i] = table.cube_setup + steps
             lat[i] = table.cube_latency
             cube_work += steps
-            flops += 2 * count
-        elif op == "get_value" or op == "set_value":
+            flops += OPS[op].flops_per_elem * count
+        elif klass == "scalar":  # get_value / set_value
             gm = (reads or writes)[0].space == "GM"
             occ[i] = table.scalar_gm if gm else table.scalar_local
         else:
             vk = vec_memo.get(op)
             if vk is None:
-                klass = VECTOR_OPS.get(op)
-                vk = vec_memo[op] = (None if klass is None else (
-                    vec_rate.get(klass, 1.0),
-                    2 if op in FMA_OPS else 0 if klass == "convert" or op == "duplicate" else 1))
-            if vk is not None:
+                vk = vec_memo[op] = ((vec_rate.get(klass, 1.0), OPS[op].flops_per_elem)
+                                     if klass in VECTOR_CLASSES else ())
+            if vk:
                 work = repeats * vk[0]
                 occ[i] = vsetup + work
                 lat[i] = vlat
@@ -362,7 +357,7 @@ def _edge_cost(op: str, pname: str, s: Any, table: CostTable) -> tuple[int, floa
     else:
         kind = _KIND.get(s.kind) or (BARRIER_ALL if s.src == "ALL" else BARRIER)
     occ = float(table.sync) if op in ("set_flag", "wait_flag", "pipe_barrier") else 0.0
-    if op in FRAMEWORK_OPS:
+    if OPS[op].cost_class == "framework":
         scalar = table.framework
     elif pname == "S" or s is not None and pname == "S":
         scalar = table.sync

@@ -29,6 +29,13 @@ from .dma import _blocks, _gm_span, _local_span
 from .enums import FixpipeConfig, QuantModes, TPosition
 from .params import FixpipeParamsV220, LoadData2DParams, MmadParams, Nd2NzParams
 from .tensor import GlobalTensor, LocalTensor, check_core_kind, require_global, require_local
+from .trace import register_op
+
+# load_data runs on MTE1 (L1 -> L0) or MTE2 (GM -> L1/L0); mmad counts 2 operations per
+# multiply-add (Event.count = m * n * k)
+register_op("load_data", "", "dma", module=__name__)
+register_op("mmad", "M", "cube", flops_per_elem=2, module=__name__)
+register_op("fixpipe", "FIX", "dma", module=__name__)
 
 _getframe = sys._getframe
 _as_strided = np.lib.stride_tricks.as_strided

@@ -23,7 +23,11 @@ from .params import (
     Nd2NzParams,
 )
 from .tensor import GlobalTensor, LocalTensor
-from .trace import Access, Event
+from .trace import Access, Event, register_op
+
+# DMA moves: the pipe follows the route (MTE2 into a core, MTE3 out of it, V inside UB)
+register_op("data_copy", "", "dma", module=__name__)
+register_op("data_copy_pad", "", "dma", module=__name__)
 
 _getframe = sys._getframe
 _new = tuple.__new__

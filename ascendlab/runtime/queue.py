@@ -19,7 +19,13 @@ from .core import CoreState, emit
 from .dtypes import DataType
 from .enums import SPACE_OF, HardEvent, TPosition
 from .tensor import LocalTensor, check_core_kind
-from .trace import Event, Sync
+from .trace import Event, Sync, register_op
+
+# TPipe/TQue bookkeeping on the scalar unit; a queue op's event sits on the pipe of the side
+# (producer or consumer) that calls it, with its sync edge
+register_op("init_buffer", "S", "framework", module=__name__)
+for _op in ("alloc_tensor", "enque", "deque", "free_tensor"):
+    register_op(_op, "", "framework", module=__name__)
 
 _getframe = sys._getframe
 _new = tuple.__new__

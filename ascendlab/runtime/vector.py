@@ -10,7 +10,8 @@ total element count and repeat_times is ignored. `is_set_mask=False` uses set_ve
 
 SEMANTICS below is the living definition of each instruction: one numpy line per op, computed
 in the operand dtype (numpy rounds float16 results once per op, like the hardware; integer ops
-wrap). A test checks that the tables cover VECTOR_OPS and that each has a cost-class entry.
+wrap). Each op is registered once in trace.OPS (register_op, below) with its cost class; a
+test checks that the semantics tables and the cost table cover the registry.
 Limitations: transcendental results (exp, ln, sqrt, rsqrt, reciprocal) are computed in float64
 and rounded once, not with the chip's approximations; fused multiply-adds round once.
 """
@@ -18,7 +19,7 @@ and rounded once, not with the chip's approximations; fused multiply-adds round 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -38,7 +39,7 @@ from .dtypes import DataType
 from .enums import VECTOR_POSITIONS
 from .params import BinaryRepeatParams, UnaryRepeatParams
 from .tensor import LocalTensor
-from .trace import Access, Event
+from .trace import OPS, VECTOR_CLASSES, Access, Event, register_op
 
 _getframe = sys._getframe
 _new = tuple.__new__
@@ -112,16 +113,39 @@ SCALAR: dict[str, tuple[Callable[[np.ndarray, Any], np.ndarray], frozenset[str]]
                                                                   "uint32"})),
 }
 
-# Every vector instruction the emulator knows, by the cost class the cycle model charges.
-# (Instructions implemented in vector_*.py register themselves here as well.)
-VECTOR_OPS: dict[str, str] = {
-    **{k: "elementwise" for k in BINARY},
-    **{k: "elementwise" for k in SCALAR},
-    "abs": "elementwise", "relu": "elementwise", "bitwise_not": "elementwise",
-    "exp": "transcendental", "ln": "transcendental", "sqrt": "transcendental",
-    "rsqrt": "transcendental", "reciprocal": "transcendental",
-    "axpy": "elementwise", "duplicate": "elementwise", "copy": "elementwise",
-}
+# ---- the registry (trace.OPS): one record per op --------------------------------------------
+# Fused multiply-adds count 2 operations per element, fills and conversions none, the rest 1.
+FMA = frozenset({"fused_mul_add", "fused_mul_add_relu", "mul_add_dst", "axpy"})
+for _table, _klass in ((BINARY, "elementwise"), (SCALAR, "elementwise"), (UNARY, None)):
+    for _op, (_fn, _dtypes) in _table.items():
+        register_op(_op, "V", _klass or ("elementwise" if _op in ("abs", "relu", "bitwise_not")
+                                         else "transcendental"),
+                    flops_per_elem=2 if _op in FMA else 1, dtypes=_dtypes, module=__name__)
+register_op("axpy", "V", "elementwise", flops_per_elem=2, dtypes=F16_F32, module=__name__)
+register_op("duplicate", "V", "elementwise", dtypes=ANY_NUM, module=__name__)
+# Chip instructions with no pyasc-facing form that library routines issue (adv.softmax's
+# AlignedBroadCastImpl: brcb + copy); costed like any vector op, never re-issued by the grader.
+register_op("copy", "V", "elementwise", flops_per_elem=1, replayable=False, module=__name__)
+register_op("brcb", "V", "elementwise", flops_per_elem=1, replayable=False, module=__name__)
+
+
+class _VectorOps(Mapping[str, str]):
+    """Op -> cost class of every vector op in trace.OPS: a live view of the registry."""
+
+    def __getitem__(self, op: str) -> str:
+        info = OPS[op]
+        if info.cost_class not in VECTOR_CLASSES:
+            raise KeyError(op)
+        return info.cost_class
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k, info in list(OPS.items()) if info.cost_class in VECTOR_CLASSES)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+VECTOR_OPS: Mapping[str, str] = _VectorOps()
 
 
 # ---- operand checks -----------------------------------------------------------------------
