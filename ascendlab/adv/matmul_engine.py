@@ -253,12 +253,13 @@ class Job:
                 eng.wait("FIX", "M", "CO1", cs, frame)
             eng.used_c2[cs] = True
             self.cslot = cs
-            views = [_gm_matrix(*op[:4]) for op in self.operands]
-            a, b = views[0], views[1]
+            # the operands' float32 values (fp16 products are exact in float32), converted
+            # once per launch and per content of their GM argument
+            a, b = _f32(*self.operands[0][:4]), _f32(*self.operands[1][:4])
             acc = np.zeros((rows, cols), np.float32)
             if self.bias:
                 self._load_bias(n0, cols, frame)
-                acc += views[2][0, n0:n0 + cols].astype(np.float32)
+                acc += _f32(*self.operands[2][:4])[0, n0:n0 + cols]
             for kk in range(self.k_iter):
                 k0 = kk * p.base_k
                 kl = min(p.base_k, self.k - k0)
@@ -268,8 +269,7 @@ class Job:
                 pb = self._l0(sv, "B", sb, ni, kk, kl, cols, frame)
                 eng.wait("MTE1", "M", "A2", pa, frame)
                 eng.wait("MTE1", "M", "B2", pb, frame)
-                acc += (a[m0:m0 + rows, k0:k0 + kl].astype(np.float32)
-                        @ b[k0:k0 + kl, n0:n0 + cols].astype(np.float32))
+                acc += a[m0:m0 + rows, k0:k0 + kl] @ b[k0:k0 + kl, n0:n0 + cols]
                 self._mmad(sv, pa, pb, cs, rows, cols, kl, kk == 0, frame)
                 eng.set("M", "MTE1", "A2", pa, frame)
                 eng.set("M", "MTE1", "B2", pb, frame)
@@ -455,7 +455,7 @@ class Job:
             _gm_span(sv, g, start - g.offset, end - g.offset, "Matmul (fixpipe)", frame)
         a = g.alloc
         a.private()
-        a.written = True
+        a.mark_written()
         view = _as_strided(a.buf[a.idx0 + start:], shape=(rows, cols * isz),
                            strides=(ld * isz, 1), writeable=True)
         data = out.view(np.uint8).reshape(rows, cols * isz) if out.flags.c_contiguous else \
@@ -581,3 +581,14 @@ def _gm_matrix(g: GlobalTensor, rows: int, cols: int, ld: int) -> np.ndarray:
     a = g.alloc
     isz = g.dtype.itemsize
     return np.ndarray((rows, cols), g.dtype.np, a.buf, a.idx0 + g.offset, (ld * isz, isz))
+
+
+def _f32(g: GlobalTensor, rows: int, cols: int, ld: int) -> np.ndarray:
+    """A float32 copy of _gm_matrix(g, rows, cols, ld), made once per content of g's argument:
+    it is kept in GMAlloc.derived and remade after any write into the argument (its version)."""
+    a = g.alloc
+    key = ("f32", g.offset, rows, cols, ld, g.dtype.name)
+    got = a.derived.get(key)
+    if got is None or got[0] != a.version:
+        got = a.derived[key] = (a.version, _gm_matrix(g, rows, cols, ld).astype(np.float32))
+    return got[1]

@@ -478,7 +478,7 @@ def fixpipe(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
         _check_gm_span(c, dst, gm_hi, op, frame)
         if not a.idx0:
             a.private()
-        a.written = True
+        a.mark_written()
         _blocks(a.buf, a.idx0 + dst.offset, n1, m * 16 * dsz, dstride * 32)[...] = \
             data.view(np.uint8).reshape(n1, m * 16 * dsz)
         reads = (access("L0C", src.addr, m * 16 * esz, src.name, n1, col),)
@@ -489,7 +489,7 @@ def fixpipe(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
         _check_gm_span(c, dst, gm_hi, op, frame)
         if not a.idx0:
             a.private()
-        a.written = True
+        a.mark_written()
         out = _as_strided(a.buf[a.idx0 + dst.offset:], shape=(nd, m, n * dsz),
                           strides=(dnd * dsz, dstride * dsz, 1), writeable=True)
         out[...] = data.view(np.uint8).reshape(nd, m, n * dsz)

@@ -63,7 +63,7 @@ def _operand(c: Any, t: Any, nbytes: int, op: str, role: str, frame: Any,
         if write:
             if not g.idx0:
                 g.private()
-            g.written = True
+            g.mark_written()
         return "GM", g.buf, g.idx0 + off, g.base + off, g.name
     raise TypeError(f"{op}: {role} must be a LocalTensor or GlobalTensor, got "
                     f"{type(t).__name__}")

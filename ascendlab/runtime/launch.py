@@ -64,6 +64,22 @@ class RunOptions:
                                  f"{getattr(self, name)!r}")
 
 
+_BLAS: list[Any] = []  # the threadpoolctl controller, made on the first launch
+
+
+def one_blas_thread() -> Any:
+    """A context in which numpy's BLAS uses one thread, restored on exit.
+
+    The emulation's matrix products are small (one L0 tile, e.g. 128x64 @ 64x256): on a loaded
+    2-core machine OpenBLAS's thread pool spins and is several times slower than one thread,
+    with bit-identical results (benchmarks/matmul_speed.py measures both)."""
+    if not _BLAS:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
+
+
 class _Session:
     """Process-wide defaults: pyasc's set_platform() chip and the CLI's strictness."""
 
@@ -371,7 +387,8 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
     gc_was_on = gc.isenabled()
     gc.disable()  # the trace is many small tuples: cyclic GC passes over them cost ~25 %
     try:
-        launch.scheduler.run(n_cores, one_core)
+        with one_blas_thread():
+            launch.scheduler.run(n_cores, one_core)
     except BaseException as exc:
         run.core_kinds = launch.core_kinds()
         run.error = f"{type(exc).__name__}: {exc}"

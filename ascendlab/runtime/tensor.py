@@ -110,7 +110,7 @@ class GlobalTensor:
             a.private()
         if write:
             a.private()
-            a.written = True
+            a.mark_written()
         return c, off
 
     def get_value(self, offset: Any) -> Any:

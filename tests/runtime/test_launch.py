@@ -248,3 +248,35 @@ def test_read_only_output_warns_and_keeps_the_result_in_the_run():
     with pytest.warns(UserWarning, match="'z' is a read-only array"):
         run = ascendlab.launch(vadd_framework, 1, x, x, z, 1024, 256, 1)
     assert not z.any() and (run.outputs["z"] == 2).all()
+
+
+def _blas_threads() -> list[int]:
+    from threadpoolctl import threadpool_info
+
+    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+
+def test_the_emulation_runs_on_one_blas_thread_and_restores_the_pool(monkeypatch):
+    from threadpoolctl import threadpool_limits
+
+    from ascendlab.runtime import launch
+
+    with threadpool_limits(2, user_api="blas"):  # a pool of 2 outside the launch
+        before = _blas_threads()
+        with launch.one_blas_thread():
+            assert set(_blas_threads()) == {1}
+        assert _blas_threads() == before == [2] * len(before)
+        seen = []
+        real = launch.one_blas_thread
+
+        def spy():
+            seen.append(True)
+            return real()
+
+        monkeypatch.setattr(launch, "one_blas_thread", spy)
+        n = 256
+        x, y = np.ones(n, np.float32), np.ones(n, np.float32)
+        z = np.zeros(n, np.float32)
+        vadd_framework[1, STREAM](x, y, z, n, 128, 2)
+        assert seen == [True] and np.array_equal(z, x + y)
+        assert _blas_threads() == before
