@@ -55,6 +55,9 @@ class RunOptions:
     # run the sanitizer (analysis/sanitizer.py) on the trace after the launch; its findings join
     # Run.findings, and in strict mode the first one raises SanitizerError
     sanitize: bool = False
+    # the most events a launch may record (a TraceLimitError beyond, naming the cap); None: no
+    # cap. A long kernel's trace costs memory (see README "Speed"): cap it while developing
+    max_events: int | None = None
 
     def __post_init__(self) -> None:
         get_chip(self.chip)
@@ -62,6 +65,9 @@ class RunOptions:
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"RunOptions.{name} must be a bool, got "
                                  f"{getattr(self, name)!r}")
+        cap = self.max_events
+        if cap is not None and (type(cap) is not int or cap < 1):
+            raise ValueError(f"RunOptions.max_events must be None or an int >= 1, got {cap!r}")
 
 
 _BLAS: list[Any] = []  # the threadpoolctl controller, made on the first launch
@@ -354,6 +360,8 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
     body = kernel._callable()
     values, allocs, scalars = _convert_args(kernel, args, kwargs)
     launch = LaunchState(chip, block_num, run_opts.strict, run_opts.auto_sync, kind)
+    launch.max_events = run_opts.max_events
+    launch.kernel = kernel.__name__
     # pyasc forces insert_sync on for kernels using LocalTensorAuto
     launch.insert_sync = bool(opts.get("insert_sync")) or "LocalTensorAuto" in kernel.names_used()
     n_cores = 2 * block_num if kind == "mix" else block_num
@@ -365,7 +373,8 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
               outputs={}, scalars=scalars,
               findings=launch.findings,
               options={"strict": run_opts.strict, "auto_sync": run_opts.auto_sync,
-                       "sanitize": run_opts.sanitize, "kernel_options": dict(opts)})
+                       "sanitize": run_opts.sanitize, "max_events": run_opts.max_events,
+                       "kernel_options": dict(opts)})
     SESSION.last_run = run
 
     structs = [k for k, v in enumerate(values) if isinstance(v, Struct)]

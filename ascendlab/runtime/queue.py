@@ -86,6 +86,9 @@ class TQueBind:
         self.pipe: Any = None  # the TPipe that carved the slots
         self.pipe_gen = -1  # its generation when it did (reset() invalidates the slots)
         self.protos: dict[tuple[int, Any], LocalTensor] = {}  # (slot, dtype) -> tensor to copy
+        # (op, slot, file, line[, no sync]) -> its Event: a loop issues the same few queue events
+        # again and again, so the trace shares them (they are immutable)
+        self.events: dict[tuple, Event] = {}
 
     def precompute(self) -> None:
         """Build the per-slot Sync edges and Event args once (they never change)."""
@@ -168,8 +171,13 @@ class TQueBind:
         self.cursor = (slot + 1) % n
         state[slot] = _ALLOCATED
         sync = self.war_wait[slot] if self.freed_once[slot] else None
-        c.append(_new(Event, (c.idx, self.producer, "alloc_tensor", (), (), 0, "", 0,
-                              frame.f_code.co_filename, frame.f_lineno, sync, self.ev_args[slot])))
+        key = ("alloc_tensor", slot, frame.f_code.co_filename, frame.f_lineno, sync is None)
+        ev = self.events.get(key)
+        if ev is None:
+            ev = self.events[key] = _new(Event, (
+                c.idx, self.producer, "alloc_tensor", (), (), 0, "", 0,
+                frame.f_code.co_filename, frame.f_lineno, sync, self.ev_args[slot]))
+        c.append(ev)
         if sync is not None and self.producer == "V":
             c.v_pending.clear()  # a wait on V orders earlier vector work (see check_vector_order)
         if target is not None:
@@ -192,9 +200,13 @@ class TQueBind:
                              f"{_core.where(c, frame)}")
         self.state[slot] = _ENQUEUED
         self.fifo.append(slot)
-        c.append(_new(Event, (c.idx, self.producer, "enque", (), (), 0, "", 0,
-                              frame.f_code.co_filename, frame.f_lineno, self.raw_set[slot],
-                              self.ev_args[slot])))
+        key = ("enque", slot, frame.f_code.co_filename, frame.f_lineno)
+        ev = self.events.get(key)
+        if ev is None:
+            ev = self.events[key] = _new(Event, (
+                c.idx, self.producer, "enque", (), (), 0, "", 0, frame.f_code.co_filename,
+                frame.f_lineno, self.raw_set[slot], self.ev_args[slot]))
+        c.append(ev)
 
     def deque(self, arg: Any = None, src_user_pos: Any = None, dst_user_pos: Any = None,
               dtype: Any = None, tensor: Any = None) -> Any:
@@ -207,9 +219,13 @@ class TQueBind:
                              f"{_core.where(c, frame)}")
         slot = self.fifo.popleft()
         self.state[slot] = _DEQUEUED
-        c.append(_new(Event, (c.idx, self.consumer, "deque", (), (), 0, "", 0,
-                              frame.f_code.co_filename, frame.f_lineno, self.raw_wait[slot],
-                              self.ev_args[slot])))
+        key = ("deque", slot, frame.f_code.co_filename, frame.f_lineno)
+        ev = self.events.get(key)
+        if ev is None:
+            ev = self.events[key] = _new(Event, (
+                c.idx, self.consumer, "deque", (), (), 0, "", 0, frame.f_code.co_filename,
+                frame.f_lineno, self.raw_wait[slot], self.ev_args[slot]))
+        c.append(ev)
         if self.consumer == "V":
             c.v_pending.clear()  # a wait on V orders earlier vector work
         target = tensor if tensor is not None else arg if type(arg) is LocalTensor else None
@@ -230,9 +246,13 @@ class TQueBind:
                              f"{_core.where(c, frame)}")
         self.state[slot] = _FREE
         self.freed_once[slot] = True
-        c.append(_new(Event, (c.idx, self.consumer, "free_tensor", (), (), 0, "", 0,
-                              frame.f_code.co_filename, frame.f_lineno, self.war_set[slot],
-                              self.ev_args[slot])))
+        key = ("free_tensor", slot, frame.f_code.co_filename, frame.f_lineno)
+        ev = self.events.get(key)
+        if ev is None:
+            ev = self.events[key] = _new(Event, (
+                c.idx, self.consumer, "free_tensor", (), (), 0, "", 0, frame.f_code.co_filename,
+                frame.f_lineno, self.war_set[slot], self.ev_args[slot]))
+        c.append(ev)
 
     # ---- queries -----------------------------------------------------------------------
     def vacant_in_que(self) -> bool:
@@ -406,6 +426,7 @@ class TPipe:
         target.pipe = self
         target.pipe_gen = self.gen
         target.protos.clear()
+        target.events.clear()
         emit(c, "S", "init_buffer", (), (), 0, "", 0, frame, None,
              (("queue", target.qid), ("space", space), ("addr", start), ("num", num),
               ("len", nbytes)))

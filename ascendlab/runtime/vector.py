@@ -463,17 +463,22 @@ def binary(op: str, dst: Any, src0: Any, src1: Any, args: tuple, kwargs: dict,
                 fn(src0.arr[src0.e0:src0.e0 + n], src1.arr[src1.e0:src1.e0 + n], out=d)
             else:
                 d[...] = fn(src0.arr[src0.e0:src0.e0 + n], src1.arr[src1.e0:src1.e0 + n], d)
-            w = _new(Access, ("UB", da, nb, dst.name, 1, 0))
-            reads = (_new(Access, ("UB", a0, nb, src0.name, 1, 0)),
-                     _new(Access, ("UB", a1, nb, src1.name, 1, 0)))
-            if op in READS_DST:
-                reads += (w,)
-            writes = (w,)
+            # the same instruction on the same slots from the same line (a loop): one Event
+            key = (op, da, a0, a1, n, dst.name, src0.name, src1.name, frame.f_code.co_filename,
+                   frame.f_lineno)
+            ev = c.memo.get(key)
+            if ev is None:
+                w = _new(Access, ("UB", da, nb, dst.name, 1, 0))
+                reads = (_new(Access, ("UB", a0, nb, src0.name, 1, 0)),
+                         _new(Access, ("UB", a1, nb, src1.name, 1, 0)))
+                if op in READS_DST:
+                    reads += (w,)
+                ev = c.memo[key] = _new(Event, (
+                    c.idx, "V", op, reads, (w,), n, dt.name, (nb + 255) >> 8,
+                    frame.f_code.co_filename, frame.f_lineno, None, (("count", n),)))
             if c.launch.auto_sync:
-                check_vector_order(c, reads, writes, frame)
-            c.append(_new(Event, (c.idx, "V", op, reads, writes, n, dt.name, (nb + 255) >> 8,
-                                  frame.f_code.co_filename, frame.f_lineno, None,
-                                  (("count", n),))))
+                check_vector_order(c, ev[3], ev[4], frame)
+            c.append(ev)
             return
     c = current_vector_core(frame)
     vec_operand(op, dst, "dst", c, frame)

@@ -280,3 +280,40 @@ def test_the_emulation_runs_on_one_blas_thread_and_restores_the_pool(monkeypatch
         vadd_framework[1, STREAM](x, y, z, n, 128, 2)
         assert seen == [True] and np.array_equal(z, x + y)
         assert _blas_threads() == before
+
+
+def test_max_events_caps_the_trace_with_an_error_naming_the_cap():
+    from ascendlab.errors import TraceLimitError
+
+    n = 8 * 256
+    x, y = np.ones(n, np.float32), np.ones(n, np.float32)
+    z = np.zeros(n, np.float32)
+    full = vadd_framework[1, STREAM](x, y, z, n, 256, 2)
+    assert len(full.trace) > 40
+    ascendlab.configure(max_events=40)
+    with pytest.raises(TraceLimitError, match=r"max_events=40 events .*configure\(max_events=N\)"):
+        vadd_framework[1, STREAM](x, y, z, n, 256, 2)
+    run = ascendlab.last_run()
+    assert len(run.trace) == 40 and run.error.startswith("TraceLimitError")
+    assert run.trace == full.trace[:40]
+    ascendlab.configure(max_events=len(full.trace))  # exactly enough: no error
+    assert vadd_framework[1, STREAM](x, y, z, n, 256, 2).trace == full.trace
+    for bad in (0, -1, 2.5, "10"):
+        with pytest.raises(ValueError, match="max_events must be None or an int >= 1"):
+            ascendlab.configure(max_events=bad)
+
+
+def test_a_loops_trace_shares_its_recurring_events():
+    """Queue events, UB accesses and repeated vector instructions are built once per core and
+    shared by every iteration (the trace holds references; Events are immutable)."""
+    n = 16 * 256
+    x, y = np.ones(n, np.float32), np.ones(n, np.float32)
+    run = vadd_framework[1, STREAM](x, y, np.zeros(n, np.float32), n, 256, 2)
+    by_op: dict[str, list] = {}
+    for e in run.trace:
+        by_op.setdefault(e.op, []).append(e)
+    for op in ("alloc_tensor", "enque", "deque", "free_tensor", "add"):
+        assert len({id(e) for e in by_op[op]}) <= len(by_op[op]) // 4, op
+    copies = by_op["data_copy"]
+    ub_sides = {id(e.writes) for e in copies if e.writes[0].space == "UB"}
+    assert len(ub_sides) <= 4  # one per (slot, queue), not one per copy
