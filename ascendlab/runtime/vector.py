@@ -83,6 +83,22 @@ BINARY: dict[str, tuple[Callable[..., np.ndarray], frozenset[str]]] = {
 }
 READS_DST = frozenset({"fused_mul_add", "fused_mul_add_relu", "mul_add_dst"})
 
+# float16 ops whose torch CPU kernel gives numpy's bits (every float16 pair, NaN payloads
+# included: tests/runtime/test_vector.py) and is several times faster (numpy has no float16
+# SIMD kernels; benchmarks/emulation_speed.py --torch). Used only when the process has already
+# imported torch: importing it here would cost seconds. sub/mul/max/min differ in NaN payloads.
+TORCH_F16 = frozenset({"add", "div"})
+
+
+def torch_f16(op: str, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> bool:
+    """out[...] = op(a, b) with torch's kernel when torch is imported; False when it is not."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return False
+    fn = torch.add if op == "add" else torch.div
+    fn(torch.from_numpy(a), torch.from_numpy(b), out=torch.from_numpy(out))
+    return True
+
 
 def _f64(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
     """Compute in float64 and round once to the operand dtype: results are then (nearly always)
@@ -460,7 +476,9 @@ def binary(op: str, dst: Any, src0: Any, src1: Any, args: tuple, kwargs: dict,
             arr = dst.arr
             d = arr[dst.e0:dst.e0 + n]
             if type(fn) is np.ufunc:
-                fn(src0.arr[src0.e0:src0.e0 + n], src1.arr[src1.e0:src1.e0 + n], out=d)
+                x0, x1 = src0.arr[src0.e0:src0.e0 + n], src1.arr[src1.e0:src1.e0 + n]
+                if not (op in TORCH_F16 and dt.name == "float16" and torch_f16(op, x0, x1, d)):
+                    fn(x0, x1, out=d)
             else:
                 d[...] = fn(src0.arr[src0.e0:src0.e0 + n], src1.arr[src1.e0:src1.e0 + n], d)
             # the same instruction on the same slots from the same line (a loop): one Event
