@@ -140,6 +140,17 @@ class TQueBind:
                              f"to this queue {_core.where(self.c, frame)}")
         return t.slot
 
+    def _event(self, op: str, pipe: str, slot: int, sync: Sync | None, frame: Any) -> Event:
+        """The Event of queue op `op` on `slot` from the caller's line: built once, then
+        shared (a loop issues the same few again and again; Events are immutable)."""
+        key = (op, slot, frame.f_code.co_filename, frame.f_lineno, sync is None)
+        ev = self.events.get(key)
+        if ev is None:
+            ev = self.events[key] = _new(Event, (
+                self.c.idx, pipe, op, (), (), 0, "", 0, frame.f_code.co_filename,
+                frame.f_lineno, sync, self.ev_args[slot]))
+        return ev
+
     def describe(self) -> str:
         src, dst = self.src.name, self.dst.name
         kind = f"TQue({src})" if src == dst else f"TQueBind({src}->{dst})"
@@ -170,13 +181,7 @@ class TQueBind:
         self.cursor = (slot + 1) % n
         state[slot] = _ALLOCATED
         sync = self.war_wait[slot] if self.freed_once[slot] else None
-        key = ("alloc_tensor", slot, frame.f_code.co_filename, frame.f_lineno, sync is None)
-        ev = self.events.get(key)
-        if ev is None:
-            ev = self.events[key] = _new(Event, (
-                c.idx, self.producer, "alloc_tensor", (), (), 0, "", 0,
-                frame.f_code.co_filename, frame.f_lineno, sync, self.ev_args[slot]))
-        c.append(ev)
+        c.append(self._event("alloc_tensor", self.producer, slot, sync, frame))
         if sync is not None and self.producer == "V":
             c.v_pending.clear()  # a wait on V orders earlier vector work (see check_vector_order)
         if target is not None:
@@ -199,13 +204,7 @@ class TQueBind:
                              f"{_core.where(c, frame)}")
         self.state[slot] = _ENQUEUED
         self.fifo.append(slot)
-        key = ("enque", slot, frame.f_code.co_filename, frame.f_lineno)
-        ev = self.events.get(key)
-        if ev is None:
-            ev = self.events[key] = _new(Event, (
-                c.idx, self.producer, "enque", (), (), 0, "", 0, frame.f_code.co_filename,
-                frame.f_lineno, self.raw_set[slot], self.ev_args[slot]))
-        c.append(ev)
+        c.append(self._event("enque", self.producer, slot, self.raw_set[slot], frame))
 
     def deque(self, arg: Any = None, src_user_pos: Any = None, dst_user_pos: Any = None,
               dtype: Any = None, tensor: Any = None) -> Any:
@@ -218,13 +217,7 @@ class TQueBind:
                              f"{_core.where(c, frame)}")
         slot = self.fifo.popleft()
         self.state[slot] = _DEQUEUED
-        key = ("deque", slot, frame.f_code.co_filename, frame.f_lineno)
-        ev = self.events.get(key)
-        if ev is None:
-            ev = self.events[key] = _new(Event, (
-                c.idx, self.consumer, "deque", (), (), 0, "", 0, frame.f_code.co_filename,
-                frame.f_lineno, self.raw_wait[slot], self.ev_args[slot]))
-        c.append(ev)
+        c.append(self._event("deque", self.consumer, slot, self.raw_wait[slot], frame))
         if self.consumer == "V":
             c.v_pending.clear()  # a wait on V orders earlier vector work
         target = tensor if tensor is not None else arg if type(arg) is LocalTensor else None
@@ -245,13 +238,7 @@ class TQueBind:
                              f"{_core.where(c, frame)}")
         self.state[slot] = _FREE
         self.freed_once[slot] = True
-        key = ("free_tensor", slot, frame.f_code.co_filename, frame.f_lineno)
-        ev = self.events.get(key)
-        if ev is None:
-            ev = self.events[key] = _new(Event, (
-                c.idx, self.consumer, "free_tensor", (), (), 0, "", 0, frame.f_code.co_filename,
-                frame.f_lineno, self.war_set[slot], self.ev_args[slot]))
-        c.append(ev)
+        c.append(self._event("free_tensor", self.consumer, slot, self.war_set[slot], frame))
 
     # ---- queries -----------------------------------------------------------------------
     def vacant_in_que(self) -> bool:
