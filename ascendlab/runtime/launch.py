@@ -8,8 +8,10 @@ raises, the caller's arrays are left untouched and the partial Run is still kept
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import inspect
+import os
 import time
 import warnings
 from collections.abc import Callable
@@ -70,7 +72,24 @@ class RunOptions:
             raise ValueError(f"RunOptions.max_events must be None or an int >= 1, got {cap!r}")
 
 
-_BLAS: list[Any] = []  # the threadpoolctl controller, made on the first launch
+def _blas_controller() -> Any:
+    """threadpoolctl's view of the BLAS libraries numpy loaded, made once at import (a grading
+    sandbox may not be able to read the interpreter's files later); None if it cannot be.
+    Importing threadpoolctl sets KMP_DUPLICATE_LIB_OK in os.environ: undone, so that importing
+    ascendlab leaves the process environment as it was."""
+    had = "KMP_DUPLICATE_LIB_OK" in os.environ
+    try:
+        from threadpoolctl import ThreadpoolController
+
+        return ThreadpoolController()
+    except Exception:  # an unusual platform: launches then leave the thread pool alone
+        return None
+    finally:
+        if not had:
+            os.environ.pop("KMP_DUPLICATE_LIB_OK", None)
+
+
+_BLAS = _blas_controller()
 
 
 def one_blas_thread() -> Any:
@@ -79,11 +98,9 @@ def one_blas_thread() -> Any:
     The emulation's matrix products are small (one L0 tile, e.g. 128x64 @ 64x256): on a loaded
     2-core machine OpenBLAS's thread pool spins and is several times slower than one thread,
     with bit-identical results (benchmarks/matmul_speed.py measures both)."""
-    if not _BLAS:
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS.append(ThreadpoolController())
-    return _BLAS[0].limit(limits=1, user_api="blas")
+    if _BLAS is None:
+        return contextlib.nullcontext()
+    return _BLAS.limit(limits=1, user_api="blas")
 
 
 class _Session:

@@ -203,8 +203,8 @@ def binary(op: str, dst: Any, src0: Any, src1: Any, args: tuple, kwargs: dict,
             else:
                 d[...] = fn(src0.arr[src0.e0:src0.e0 + n], src1.arr[src1.e0:src1.e0 + n], d)
             # the same instruction on the same slots from the same line (a loop): one Event
-            key = (op, da, a0, a1, n, dst.name, src0.name, src1.name, frame.f_code.co_filename,
-                   frame.f_lineno)
+            key = (op, dt, da, a0, a1, n, dst.name, src0.name, src1.name,
+                   frame.f_code.co_filename, frame.f_lineno)
             ev = c.memo.get(key)
             if ev is None:
                 w = _new(Access, ("UB", da, nb, dst.name, 1, 0))
