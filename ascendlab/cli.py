@@ -6,7 +6,7 @@
     ascendlab grade CHALLENGE SUBMISSION|DIR [--json] [--scheduler ADDRESS] [--out FILE]
     ascendlab submit CHALLENGE SUBMISSION [--user NAME] [--db FILE]
     ascendlab leaderboard CHALLENGE [--chip CHIP] [--db FILE]
-    ascendlab lab [--no-browser] [--port PORT] [--dir DIR]
+    ascendlab lab [--no-browser] [--port PORT] [--dir DIR] [-- JUPYTER_ARGS]
     ascendlab doctor
 """
 
@@ -68,6 +68,8 @@ def _add_lab_parsers(sub: argparse._SubParsersAction) -> None:
     lab.add_argument("--port", type=int, default=None, help="port (default: JupyterLab's 8888)")
     lab.add_argument("--dir", default=DEFAULT_DIR,
                      help=f"the course folder (default {DEFAULT_DIR})")
+    lab.add_argument("jupyter_args", nargs="*", metavar="-- JUPYTER_ARGS",
+                     help="after `--`: options passed to JupyterLab as they are")
     sub.add_parser("doctor", help="check this installation: versions, JupyterLab, widgets, "
                                   "course files, leaderboard, grader sandbox")
 
@@ -146,6 +148,7 @@ def _cmd_lab(args: argparse.Namespace) -> int:
     plan = prepare_course(Path(args.dir))
     print(plan.describe())
     cmd = lab_command(plan.dest, port=args.port, no_browser=args.no_browser)
+    cmd += args.jupyter_args
     print(f"starting JupyterLab: {' '.join(cmd)}", flush=True)
     os.execv(cmd[0], cmd)  # JupyterLab takes over this process (Ctrl-C stops it)
     return 0  # not reached

@@ -11,8 +11,34 @@ from __future__ import annotations
 
 import functools
 import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
+
+from ..errors import ExtraMissingError
+
+# optional module -> what needs it; both come with the [viz] extra (and with [lab])
+EXTRA_MODULES = {"matplotlib": "static figures (view.figure(), view.save())",
+                 "ipywidgets": "interactive widgets (view.widget)"}
+
+
+def needs_viz_extra(fn: Callable) -> Callable:
+    """Turn a missing matplotlib/ipywidgets into an error that says what to install."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except ModuleNotFoundError as e:
+            top = (e.name or "").split(".")[0]
+            if top not in EXTRA_MODULES:
+                raise
+            raise ExtraMissingError(
+                f"ascendlab.viz: {EXTRA_MODULES[top]} need {top}, which is not installed; "
+                f"install the viz extra: python -m pip install \"ascendlab[viz]\" (in the "
+                f"repository: python -m pip install -e \".[viz]\")", name=top) from e
+
+    return wrapper
 
 
 class View:
@@ -22,6 +48,12 @@ class View:
 
     def __init__(self) -> None:
         self._widget: Any = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in ("figure", "build_widget"):
+            if name in cls.__dict__:
+                setattr(cls, name, needs_viz_extra(cls.__dict__[name]))
 
     # ---- what subclasses provide ------------------------------------------------------------
     def summary(self) -> str:
