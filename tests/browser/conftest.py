@@ -74,9 +74,14 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
         _unavailable("jupyterlab is not installed (pip install -e \".[lab]\")")
     tmp = tmp_path_factory.mktemp("lab")
     token, port = secrets.token_hex(16), _free_port()
+    settings = tmp / "settings"  # no news/update toast over the screenshots
+    (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
+    (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+     ).write_text('{"fetchNews": "false", "checkForUpdates": false}')
     env = dict(os.environ, JUPYTER_TOKEN=token, JUPYTER_CONFIG_DIR=str(tmp / "config"),
                JUPYTER_RUNTIME_DIR=str(tmp / "runtime"), IPYTHONDIR=str(tmp / "ipython"),
-               MPLBACKEND="Agg", TQDM_DISABLE="1")
+               JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTERLAB_WORKSPACES_DIR=str(
+                   tmp / "workspaces"), MPLBACKEND="Agg", TQDM_DISABLE="1")
     exe = Path(sys.executable).with_name("ascendlab")
     cmd = [str(exe), "lab", "--no-browser", "--port", str(port), "--dir", str(tmp / "course"),
            "--", "--expose-app-in-browser", "--LabApp.news_url=None",

@@ -70,7 +70,7 @@ def test_timeline_widget_renders_bars(page, artifacts: Path):
     assert svg.get_attribute("data-mode") in ("bars", "binned")
     assert tl.locator("rect[data-pipe='MTE2']").count() > 0  # instruction bars, by pipe
     assert tl.locator("rect[data-pipe='V']").count() > 0
-    assert "cycles" in tl.locator(".ascendlab-readout").inner_text()
+    assert "cycles" in tl.locator(".ascendlab-readout").text_content()
     zoom_out = tl.locator("button", has_text="zoom out")
     assert zoom_out.evaluate("b => b.scrollWidth <= b.clientWidth"), "label cut"
     tl.screenshot(path=str(artifacts / "timeline.png"))
@@ -91,18 +91,18 @@ def test_explorer_slider_reruns_the_kernel(page, artifacts: Path):
     ex = page.locator(".ascendlab-explorer").first
     ex.scroll_into_view_if_needed()
     readout = ex.locator(".ascendlab-readout").first
-    before = readout.inner_text()
+    before = readout.text_content()
     assert "cycles" in before
     handle = ex.locator(".widget-slider [role=slider]").first  # the `tile` slider
     handle.wait_for(state="attached")
     handle.focus()
     handle.press("ArrowLeft")  # tile 4096 -> 1024 (the notebook ends at tile=4096)
-    page.wait_for_function("([el, old]) => el.innerText !== old && el.innerText.length > 0",
+    page.wait_for_function("([el, old]) => el.textContent !== old && el.textContent.length > 0",
                            arg=[readout.element_handle(), before], timeout=120_000)
-    after = readout.inner_text()
+    after = readout.text_content()
     assert after != before and "cycles" in after, (before, after)
     ex.screenshot(path=str(artifacts / "explorer.png"))
     page.screenshot(path=str(artifacts / "explorer-page.png"))
     if os.environ.get("ASCENDLAB_UPDATE_FIGURES") == "1":
-        shutil.copyfile(artifacts / "explorer.png", ROOT / "docs" / "figures" /
+        shutil.copyfile(artifacts / "explorer-page.png", ROOT / "docs" / "figures" /
                         "jupyterlab-explorer.png")
