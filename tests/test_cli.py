@@ -180,3 +180,13 @@ def test_leaderboard_prints_where_it_lives(tmp_path):
                        capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 0, r.stderr
     assert str(tmp_path / "lb.sqlite3") in r.stdout
+
+
+def test_doctor_sandbox_line_comes_from_the_grader_and_says_the_fix(monkeypatch):
+    from ascendlab.grader import sandbox
+    from ascendlab.tools import doctor
+
+    monkeypatch.setattr(sandbox, "describe", lambda: ["NO namespaces (neither bwrap nor "
+                                                      "unshare works here)", "same uid"])
+    check = doctor._sandbox()
+    assert not check.ok and "NO namespaces" in check.detail and "bubblewrap" in check.fix

@@ -88,17 +88,16 @@ def _leaderboard() -> Check:
 
 
 def _sandbox() -> Check:
-    """Whether the grader's child process gets namespaces here (grader/sandbox.py)."""
-    from ..grader.sandbox import namespace_prefix
+    """The isolation the grader's child process gets here (grader/sandbox.py's describe)."""
+    from ..grader.sandbox import describe
 
-    prefix = namespace_prefix()
-    if prefix:
-        return Check("grader sandbox", True, "isolated: new network, PID and mount namespaces "
-                     f"({' '.join(prefix[:3])} ...)")
-    return Check("grader sandbox", False, "no namespaces here: submissions run with resource "
-                 "limits only (fine for your own code; docs/grader.md says what is defended)",
-                 "install util-linux's `unshare` and allow unprivileged user namespaces "
-                 "(sysctl kernel.unprivileged_userns_clone=1), or grade as root")
+    phrases = describe()
+    if phrases[0].startswith("bubblewrap"):
+        return Check("grader sandbox", True, "; ".join(phrases))
+    return Check("grader sandbox", False, "; ".join(phrases),
+                 "apt-get install bubblewrap (private mounts and namespaces); without it, "
+                 "util-linux's unshare gives namespaces only, and as a user it needs "
+                 "unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)")
 
 
 def checks() -> list[Check]:
