@@ -190,3 +190,16 @@ def test_doctor_sandbox_line_comes_from_the_grader_and_says_the_fix(monkeypatch)
                                                       "unshare works here)", "same uid"])
     check = doctor._sandbox()
     assert not check.ok and "NO namespaces" in check.detail and "bubblewrap" in check.fix
+
+
+def test_pyasc_passes_pytest_options_through():
+    """Everything after `-m pytest` reaches pytest: -q, -x, -k EXPR, -h."""
+    suite = str(HERE / "vadd_suite.py")
+    r = ascendlab("pyasc", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-k",
+                  "backend_names", suite)
+    assert r.returncode == 0, r.stderr
+    assert "1 passed, 12 deselected" in r.stdout, r.stdout  # -k reached pytest
+    h = ascendlab("pyasc", "-m", "pytest", "-h")
+    assert h.returncode == 0 and "usage: " in h.stdout and "pytest" in h.stdout
+    own = ascendlab("pyasc", "--strict", "--chip", "Ascend910B2", "-m", "pytest", "--version")
+    assert own.returncode == 0 and "pytest" in (own.stdout + own.stderr)
