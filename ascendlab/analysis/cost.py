@@ -149,6 +149,10 @@ class CostResult:
     active_cores: int
     serial_cycles: int  # every instruction of every core one after another: an upper bound
     deadlocked: list[int] = field(default_factory=list)  # waits never satisfied (trace indices)
+    # per trace event: when the scalar unit dispatched it to its pipe's queue (S-pipe work:
+    # when it ran), and the fixed part of its occupancy (setup; the rest is work / throughput)
+    issue: list[float] = field(default_factory=list)
+    fixed: list[float] = field(default_factory=list)
     # cycles at the chip clock + the back-to-back launch overhead (L2 as in this result)
     back_to_back_us: float = 0.0
     warm_l2: bool = False  # True: back_to_back's result (warm L2, back-to-back overhead)
@@ -219,6 +223,7 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
     cost = [0.0] * n  # scalar-unit cycles: dispatch, or the S-pipe work itself
     occ = [0.0] * n  # cycles the instruction occupies its pipe
     lat = [0.0] * n  # cycles from leaving the pipe to the result being ready
+    fixed = [0.0] * n  # the setup part of occ (the profiler's fixed-cost vs throughput split)
     port = [0.0] * n  # cycles it occupies its core's GM port (< 0: its L2 port, see GM reads)
     by_core: dict[int, list[int]] = {}
     bytes_moved: dict[tuple[str, str], int] = {}
@@ -260,6 +265,7 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
                     cross.add(f)
                 got = edge_memo[memo_key] = (k, o, c, f, pipe_ix[pname])
             kind[i], occ[i], cost[i], fid[i], pipe[i] = got
+            fixed[i] = occ[i]
             continue
         pk = pipe[i] = pipe_ix[pname]
         if op in DMA_OPS:
@@ -294,15 +300,19 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
                                                  rd_rate, wr_rate, slow=slow_rate if slow
                                                  else 1.0)
             occ[i], lat[i], port[i] = got
+            # L1 -> L0 loads have no setup (their fixed cost is latency)
+            fixed[i] = (occ[i] - port[i] if port[i] else 0.0 if dst in ("L0A", "L0B")
+                        else table.dma_setup)
         elif op == "mmad":
             steps = repeats / dict(args).get("rate", 1.0)  # 16x16x16 fp16 steps per cycle
             occ[i] = table.cube_setup + steps
+            fixed[i] = table.cube_setup
             lat[i] = table.cube_latency
             cube_work += steps
             flops += 2 * count
         elif op == "get_value" or op == "set_value":
             gm = (reads or writes)[0].space == "GM"
-            occ[i] = table.scalar_gm if gm else table.scalar_local
+            occ[i] = fixed[i] = table.scalar_gm if gm else table.scalar_local
         else:
             vk = vec_memo.get(op)
             if vk is None:
@@ -316,6 +326,7 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
                 if vk[2] and count / vk[2] > work:
                     work = count / vk[2]
                 occ[i] = vsetup + work
+                fixed[i] = vsetup
                 lat[i] = vlat
                 vec_work += work
                 flops += vk[1] * count
@@ -347,6 +358,7 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
                                               wr_rate, hit, l2_rate,
                                               slow_rate if slow else 1.0)
         occ[i], lat[i], port[i] = got
+        fixed[i] = occ[i] - port[i]
         if hit * 2 > moved:  # mostly L2 hits: the transfer takes the core's L2 port
             port[i] = -port[i]
         gm_read -= int(hit)
@@ -406,6 +418,7 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
         bound_cycles=int(bound), bound=bound_name, active_cores=active,
         serial_cycles=int(round(serial)),
         deadlocked=sorted(i for sim in sims.values() for i in sim.stuck),
+        issue=[issue.get(i, start[i]) for i in range(n)], fixed=fixed,
         back_to_back_us=cycles / chip.clock_mhz + b2b_us, warm_l2=warm_l2)
 
 
