@@ -23,7 +23,8 @@ is decided by the real problem's footprint (_loop_cost); the L2 reuse distances 
 loop are those of the long one (the same steps). tests/analysis/test_fidelity.py checks the
 extrapolation against a whole emulation (extrapolation_check).
 
-Run time (2 shared cores, min of 3 runs): --quick (without 8192^3) ~40 s, all rows ~100 s.
+Run time (one run, model 2.0): all rows 107 s of CPU (395 s wall on the shared 2-core dev
+machine); 8192^3 is about 45 s of that CPU and --quick leaves it out.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class Row:
     source: str
     measure: Callable[[], float]
     slow: bool = False  # left out by --quick
+    fit: bool = False  # the real figure set a model parameter (the row checks it is applied)
 
 
 # ---- helpers ---------------------------------------------------------------------------------
@@ -238,7 +240,7 @@ ROWS: list[Row] = [
     Row("mm8192", "fp16 matmul 8192^3", 3600.0, "us", MM_SRC + ": 305.46 TF",
         lambda: matmul_us(8192, extrapolate=True), slow=True),
     Row("sw805MB", "swiglu fp16 [268435456], 805 MB moved", 667.2, "us",
-        SW_SRC + ": 0.667183 ms", lambda: swiglu_flat_us(268435456)),
+        SW_SRC + ": 0.667183 ms", lambda: swiglu_flat_us(268435456), fit=True),
     Row("sw92MB", "swiglu fp16 [15000, 2048], 92 MB moved (fits L2)", 48.5, "us",
         SW_SRC + ": 0.048458 ms", lambda: swiglu_rows_us(15000, 1024, 4)),
     Row("gm2ub8K", "one 8 KB GM->UB DataCopy", 469.5, "cycles",
@@ -246,13 +248,13 @@ ROWS: list[Row] = [
         " MOV_OUT_TO_UB 2 calls 939 cycles", gm_to_ub_cycles),
     Row("align32", "GM->UB bandwidth, 32 B- over 512 B-aligned", 0.70, "ratio",
         "asc-devkit docs 算子实践参考/SIMD算子性能优化/内存访问/GM地址尽量512B对齐.md (A2)",
-        aligned_ratio),
+        aligned_ratio, fit=True),
     Row("l1l0a32K", "one 32 KB L1->L0A load_data", 156.0, "cycles",
         "asc-devkit tests/perf/load_data_perf/README.md: 256 B/cycle, 28 cycles latency",
-        l1_to_l0a_cycles),
+        l1_to_l0a_cycles, fit=True),
     Row("launch", "launch overhead, all cores, isolated", 20.5, "us",
         "asc-devkit docs 算子实践参考/性能分析/分析性能数据.md: 满核头开销约为20~21微秒",
-        launch_isolated_us),
+        launch_isolated_us, fit=True),
     Row("tinyop", "swiglu fp16 [256, 128] back to back", 3.067, "us",
         SW_SRC + ": 0.003067 ms", tiny_op_us),
 ]
@@ -278,10 +280,11 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     names = [r for r in args.rows.split(",") if r]
     t0 = time.perf_counter()
-    print(f"{'row':9} {'work':50} {'real':>10} {'modelled':>10} {'ratio':>6}  unit    wall")
+    print(f"{'row':9} {'work':50} {'real':>10} {'modelled':>10} {'ratio':>6}  unit"
+          "       wall")
     for row, got, wall in measure(names, args.quick):
         print(f"{row.name:9} {row.work:50} {row.real:10.4g} {got:10.4g} {got / row.real:6.2f}"
-              f"  {row.unit:7} {wall:5.1f} s", flush=True)
+              f"  {row.unit:7}{' fit' if row.fit else '    '} {wall:5.1f} s", flush=True)
     print(f"total wall {time.perf_counter() - t0:.1f} s")
     return 0
 

@@ -69,7 +69,8 @@ class ChipSpec:
     # ASSUMPTION, the same fraction.
     hbm_sustained_fraction: float = 0.76
     # L2 read/write bandwidth of the whole chip: ADK 算子实践参考/SIMD算子性能优化/内存访问/
-    # L2-Cache切分.md, "L2 Cache读写混合带宽约为7TB/s" for the 192 MB-L2 chip
+    # L2-Cache切分.md, "L2 Cache读写混合带宽约为7TB/s" for the 192 MB-L2 chip (910B4, 96 MB:
+    # ASSUMPTION, the same)
     l2_gbps: float = 7000.0
     # GM transfers whose GM address is not 512 B aligned (32 B aligned) reach 70 % of the
     # 512 B-aligned bandwidth on A2 (ADK .../内存访问/GM地址尽量512B对齐.md, A2 only)
@@ -87,6 +88,7 @@ class ChipSpec:
     #   1 core (FlagGems PR 6324: torch_npu swiglu fp16 [256, 128] 3.07 us and Triton 1.9 us,
     #   work included); 9.5 us on all cores (DER: PR 6324's torch_npu swiglu [8192, 128]
     #   11.83 us and [15000, 128] 13.15 us, minus this model's kernel times 2.45 / 3.67 us).
+    # 310P / 310B: ASSUMPTION, the A2 values.
     launch_overhead_us: float = 20.5
     launch_overhead_1core_us: float = 10.0
     launch_b2b_us: tuple[float, float] = (2.0, 9.5)  # (1 core, aiv_cores cores)
@@ -176,7 +178,8 @@ CHIPS: dict[str, ChipSpec] = {
         l0c_bytes=256 * KiB, gm_bytes=24 * 1000**3, l2_bytes=16 * MiB,
         gm_read_bytes_per_cycle=17, gm_write_bytes_per_cycle=17, l0c_to_ub_bytes_per_cycle=512,
         l2_read_bytes_per_cycle=114, l1_to_l0a_bytes_per_cycle=512, l1_to_l0b_bytes_per_cycle=256,
-        l2_gbps=114 * 8 * 1.06, gm_misaligned_rate=1.0,  # INI rates; DER: 8 cores x INI "l2 read"
+        # DER: L2 = 8 cores x INI "l2 read"; the 512 B alignment rule is A2-only (ADK)
+        l2_gbps=114 * 8 * 1.06, gm_misaligned_rate=1.0,
         hbm_gbps=204.8,
         hbm_source="ASSUMPTION: LPDDR4X 204.8 GB/s of the Atlas 300I Pro card (not in INI)",
         notes=("The 7 standalone VecCores of the INI are not modelled.",),
@@ -188,7 +191,8 @@ CHIPS: dict[str, ChipSpec] = {
         l0c_bytes=128 * KiB, gm_bytes=32 * GiB, l2_bytes=4 * MiB,
         gm_read_bytes_per_cycle=17, gm_write_bytes_per_cycle=128, l0c_to_ub_bytes_per_cycle=128,
         l2_read_bytes_per_cycle=256, l1_to_l0a_bytes_per_cycle=512, l1_to_l0b_bytes_per_cycle=256,
-        l2_gbps=256 * 1.224, gm_misaligned_rate=1.0,  # INI rates; DER: 1 core x INI "l2 read"
+        # DER: L2 = 1 core x INI "l2 read"; the 512 B alignment rule is A2-only (ADK)
+        l2_gbps=256 * 1.224, gm_misaligned_rate=1.0,
         hbm_gbps=51.2, hbm_source="ASSUMPTION: LPDDR4X 51.2 GB/s (not in INI)",
     ),
 }

@@ -13,7 +13,6 @@ from benchmarks import fidelity
 PINNED = {
     "mm1024": 0.77,
     "mm2048": 1.06,
-    "mm4096": 1.03,
     "sw805MB": 1.02,
     "sw92MB": 0.93,
     "gm2ub8K": 0.93,
@@ -26,7 +25,8 @@ PINNED = {
 OFF_BAND = {
     "mm1024": "the published figure is a per-op floor, not device time (docs/cycle-model.md)",
 }
-SLOW = {"mm1024", "mm2048", "mm4096"}
+SLOW = {"mm1024", "mm2048"}
+BENCHMARK_ONLY = {"mm4096", "mm8192"}  # 1.5 and 3 minutes: python benchmarks/fidelity.py
 ROWS = {row.name: row for row in fidelity.ROWS}
 
 
@@ -51,7 +51,7 @@ def test_matmul_row_ratio_is_pinned(name):
 
 
 def test_every_row_is_pinned_or_left_out_on_purpose():
-    assert set(PINNED) | {"mm8192"} == set(ROWS)  # 8192^3 takes a minute: the benchmark only
+    assert set(PINNED) | BENCHMARK_ONLY == set(ROWS)
     assert set(OFF_BAND) <= set(PINNED)
 
 
