@@ -54,11 +54,11 @@ class ChipSpec:
     # 110 B/cycle per cube core allows (zzc0721/torch-performance-test-data#109: 314.5 TF at
     # 4096^3); the shared l2_gbps below is the binding limit, this only caps a core that has
     # the L2 to itself. ASSUMPTION: 256 B/cycle, the widest on-chip path of the core (L1->L0A).
-    l2_read_bytes_per_cycle: int = 256
+    l2_read_bytes_per_cycle: int = 256  # ASSUMPTION (above)
     # L1 -> L0A/L0B: ADK tests/perf/load_data_perf/README.md (dav-2201, LoadData 2D) gives
     # 256 / 128 B/cycle and a 28-cycle latency; the INI's 512 / 256 are twice that (facts 2.4)
-    l1_to_l0a_bytes_per_cycle: int = 256
-    l1_to_l0b_bytes_per_cycle: int = 128
+    l1_to_l0a_bytes_per_cycle: int = 256  # ADK load_data_perf README
+    l1_to_l0b_bytes_per_cycle: int = 128  # ADK load_data_perf README
     l0c_to_ub_bytes_per_cycle: int = 256  # INI
     # Whole-chip bandwidths shared by the active cores, GB/s. hbm_gbps is the peak (the
     # roofline's); transfers run at hbm_sustained_fraction of it.
@@ -67,15 +67,15 @@ class ChipSpec:
     # Streaming kernels sustain 1.21-1.22 TB/s of the 1.6 TB/s on 910B (FlagGems PR 6324:
     # torch_npu swiglu fp16, 805 MB in 667.2 us and 1.97 GB in 1610.5 us): 0.76. Other chips:
     # ASSUMPTION, the same fraction.
-    hbm_sustained_fraction: float = 0.76
+    hbm_sustained_fraction: float = 0.76  # DER: 1.22 / 1.6
     # L2 read/write bandwidth of the whole chip: ADK 算子实践参考/SIMD算子性能优化/内存访问/
     # L2-Cache切分.md, "L2 Cache读写混合带宽约为7TB/s" for the 192 MB-L2 chip (910B4, 96 MB:
     # ASSUMPTION, the same)
-    l2_gbps: float = 7000.0
+    l2_gbps: float = 7000.0  # ADK L2-Cache切分
     # GM transfers whose GM address is not 512 B aligned (32 B aligned) reach 70 % of the
     # 512 B-aligned bandwidth on A2 (ADK .../内存访问/GM地址尽量512B对齐.md, A2 only)
-    gm_fast_align: int = 512
-    gm_misaligned_rate: float = 0.70
+    gm_fast_align: int = 512  # ADK GM地址尽量512B对齐
+    gm_misaligned_rate: float = 0.70  # ADK GM地址尽量512B对齐
     # Compute
     cube_macs_per_cycle: int = 16 * 16 * 16  # ADK 基本架构: one 16x16x16 fp16 MMA per cycle per AIC
     vector_bytes_per_cycle: int = 256  # DER: 11.06 TOPS fp32 = 48 AIV x 64 lanes x 2 x 1.8 GHz
@@ -89,9 +89,9 @@ class ChipSpec:
     #   work included); 9.5 us on all cores (DER: PR 6324's torch_npu swiglu [8192, 128]
     #   11.83 us and [15000, 128] 13.15 us, minus this model's kernel times 2.45 / 3.67 us).
     # 310P / 310B: ASSUMPTION, the A2 values.
-    launch_overhead_us: float = 20.5
-    launch_overhead_1core_us: float = 10.0
-    launch_b2b_us: tuple[float, float] = (2.0, 9.5)  # (1 core, aiv_cores cores)
+    launch_overhead_us: float = 20.5  # ADK 分析性能数据.md
+    launch_overhead_1core_us: float = 10.0  # ASSUMPTION
+    launch_b2b_us: tuple[float, float] = (2.0, 9.5)  # DER (above): 1 core, aiv_cores cores
     notes: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
