@@ -24,12 +24,12 @@ It reads only the trace (trace.py), the chip's numbers (chips.py) and the matche
   bandwidth. A GM transfer whose GM address (or block stride) is not 512 B aligned runs at
   ChipSpec.gm_misaligned_rate of these rates. The roofline (memory_cycles) keeps the HBM peak.
 * L2: a tile of GM (the same address, block size, block count and stride) that the launch reads
-  R times, from any cores, comes from HBM once: each read pays 1/R of its bytes at the HBM-
-  capped rate and the rest at the L2 rate; bytes a GM write produced earlier are read from L2.
-  When the distinct bytes read exceed the L2, a re-read whose reuse distance (estimated from the
-  cores' read offsets: cost_memory.l2_misses) exceeds the L2 misses as well. This is what lets a
-  tiled matmul, which reads each tile several times, be cube-bound; partially overlapping re-
-  reads are not credited (a conservative choice). back_to_back(run) models the launch as one
+  R times, from any cores, comes from HBM once: each read pays 1/R of its bytes at the
+  HBM-capped rate and the rest at the L2 rate; bytes a GM write produced earlier are read from
+  L2. When the distinct bytes read exceed the L2, a re-read whose reuse distance (estimated from
+  the cores' read offsets: cost_memory.l2_misses) exceeds the L2 misses as well. This is what
+  lets a tiled matmul, which reads each tile several times, be cube-bound; partially overlapping
+  re-reads are not credited (a conservative choice). back_to_back(run) models the launch as one
   iteration of a loop (a benchmark): when the launch's footprint (distinct bytes read and
   written) fits the L2, every GM read is an L2 hit.
 * L1 -> L0A/L0B loads occupy MTE1 bytes / rate and are ready COST.l0_load_latency later.
