@@ -153,6 +153,8 @@ def _precision(spec: ChallengeSpec, job: CaseJob, run: Any, owner: dict[str, str
         report[name] = {"passed": r.passed, "mere": r.mere, "mare": r.mare, "off": r.off,
                         "total": r.total, "threshold": r.threshold,
                         "nonfinite_mismatch": r.nonfinite_mismatch,
+                        "small": r.small, "small_off": r.small_off,
+                        "max_abs_small": r.max_abs_small,
                         "worst": None if r.worst is None else
                         [list(r.worst[0]), _num(r.worst[1]), _num(r.worst[2])]}
         if not r.passed:
@@ -181,6 +183,9 @@ def _precision(spec: ChallengeSpec, job: CaseJob, run: Any, owner: dict[str, str
                    f"MARE {r.mare:.3g}; {t}){worst}")
             if r.nonfinite_mismatch:
                 msg += f"; {r.nonfinite_mismatch:,} NaN/inf positions differ"
+            if r.small_off and r.small_value is not None:
+                msg += (f"; {r.small_off:,} near-zero elements (|want| < {r.small_value[0]:.3g})"
+                        f" off by more than {r.small_value[1]:.3g}")
             return report, _Fail(Verdict.WRONG_ANSWER, msg, details)
     return report, None
 
