@@ -189,3 +189,17 @@ def test_small_domain_edges_and_limits():
     got = want * (1 + 11 * THRESHOLDS["float16"])  # 11 T relative: MARE fails at S only
     r = check(got, want, "float16")
     assert not r.passed and r.small_off == 0 and "MARE" in r.reason
+
+
+def test_accumulative_standard_judges_matmul_outputs_near_zero_absolutely():
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-1, 1, (64, 512)).astype(np.float16)
+    b = rng.uniform(-1, 1, (512, 64)).astype(np.float16)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    got = a.astype(np.float32) @ b.astype(np.float32)  # float32 accumulation, as the cube
+    assert check(got, want, standard="accumulative").passed
+    got[3, 5] += 2.0**-9  # a real error near zero
+    r = check(got, want, standard="accumulative")
+    assert not r.passed and r.worst[0] == (3, 5) and r.standard == "accumulative"
+    with pytest.raises(ValueError, match="standard"):
+        check(got, want, standard="loose")

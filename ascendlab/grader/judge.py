@@ -149,7 +149,7 @@ def _precision(spec: ChallengeSpec, job: CaseJob, run: Any, owner: dict[str, str
                                  "kernel and copy the results into it)")
         actual = _typed(run.outputs[arg], shape, dtype)
         with np.errstate(all="ignore"):
-            r = precision.check(actual, golden[name], dtype)
+            r = precision.check(actual, golden[name], dtype, spec.precision)
         report[name] = {"passed": r.passed, "mere": r.mere, "mare": r.mare, "off": r.off,
                         "total": r.total, "threshold": r.threshold,
                         "nonfinite_mismatch": r.nonfinite_mismatch,
@@ -178,7 +178,8 @@ def _precision(spec: ChallengeSpec, job: CaseJob, run: Any, owner: dict[str, str
             if r.worst is not None:
                 idx, got, want = r.worst
                 worst = f"; worst element {list(idx)}: got {got!r}, want {want!r}"
-            t = "exact match" if r.threshold is None else f"T = {r.threshold:.3g}"
+            t = ("exact match" if r.threshold is None else f"T = {r.threshold:.3g}"
+                 if r.standard == "threshold" else f"accumulative bound {r.threshold:.3g}")
             msg = (f"output {name!r}: {r.off:,} of {r.total:,} elements off (MERE {r.mere:.3g}, "
                    f"MARE {r.mare:.3g}; {t}){worst}")
             if r.nonfinite_mismatch:
