@@ -109,16 +109,21 @@ def _drop_privileges(uid: int | None, gid: int | None) -> str:
     return f"uid {uid}"
 
 
-def _where(tb: Any, files: tuple[str, ...]) -> str:
-    """file:line of the innermost frame in the submission (else the innermost frame)."""
+def _where(tb: Any, files: Any) -> str:
+    """file:line of the innermost frame in the submission (else the innermost frame). `files`:
+    the submission's file names, or a mapping file name -> label ("cell 4" for a notebook cell,
+    shown as "cell 4, line 2")."""
     frames = traceback.extract_tb(tb)
+    labels = files if isinstance(files, dict) else {f: os.path.basename(f) for f in files}
     for fr in reversed(frames):
-        if fr.filename in files:
-            return f"{os.path.basename(fr.filename)}:{fr.lineno}"
+        label = labels.get(fr.filename)
+        if label is not None:
+            return f"{label}, line {fr.lineno}" if label.startswith("cell ") else \
+                f"{label}:{fr.lineno}"
     return f"{os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
 
 
-def _error(exc: BaseException, files: tuple[str, ...], phase: str) -> dict:
+def _error(exc: BaseException, files: Any, phase: str) -> dict:
     msg = str(exc)
     if len(msg) > 4000:
         msg = msg[:4000] + " ..."
@@ -127,7 +132,7 @@ def _error(exc: BaseException, files: tuple[str, ...], phase: str) -> dict:
 
 
 def run_case(entry: Any, arrays: dict[str, np.ndarray], order: tuple[str, ...],
-             params: dict, chip: str, files: tuple[str, ...]) -> dict:
+             params: dict, chip: str, files: Any) -> dict:
     """Call entry(*arrays in `order`, **params) once on `chip`; the record the grader reads."""
     from ..runtime import launch as L
     from .wire import WireError, digest, dump_run
@@ -184,42 +189,34 @@ def run_case(entry: Any, arrays: dict[str, np.ndarray], order: tuple[str, ...],
     return rec
 
 
-def main(job_dir: str) -> int:
-    from .wire import poisoned
-
+def setup(job_dir: str) -> dict:
+    """The child's first steps: read the job, preload, rlimits, drop root, chdir; returns the
+    job (with what was applied under "status")."""
     with open(os.path.join(job_dir, "job.json")) as f:
         job = json.load(f)
     _preload()
-    unset = _apply_limits(job_dir)
+    unset = _apply_limits(job_dir) if not job.get("limits_applied") else []
     dropped = _drop_privileges(job.get("uid"), job.get("gid"))
-    out_dir = job["out_dir"]
     os.chdir(job["work_dir"])
     warnings.simplefilter("default")
     # numpy's overflow/invalid warnings from inside the emulator's own instruction semantics
     # (exp of a large value in float32 ...) describe the emulator, not the learner's code
     warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ascendlab\.runtime\.")
-    submission = job["submission"]
-    files = (submission,)
-    status = {"privileges": dropped, "pid": os.getpid(), "limits_not_set": unset}
-    with open(os.path.join(out_dir, "status.json"), "w") as f:
-        json.dump(status, f)
-    import types
+    job["status"] = {"privileges": dropped, "pid": os.getpid(), "limits_not_set": unset}
+    return job
 
-    module = types.ModuleType("submission")
-    module.__file__ = submission
-    sys.modules["submission"] = module
-    entry = None
-    load_error = None
-    try:
-        with open(submission) as f:
-            code = compile(f.read(), submission, "exec")
-        exec(code, module.__dict__)
-        entry = getattr(module, job["entry"], None)
-        if not callable(entry):
-            raise AttributeError(f"the submission defines no function {job['entry']}(...): "
-                                 f"the grader calls {job['entry']}({job['signature']})")
-    except BaseException as exc:  # noqa: BLE001
-        load_error = _error(exc, files, "import")
+
+def write_status(job: dict, **extra: Any) -> None:
+    with open(os.path.join(job["out_dir"], "status.json"), "w") as f:
+        json.dump({**job["status"], **extra}, f)
+
+
+def run_cases(job: dict, entry: Any, files: Any, load_error: dict | None) -> None:
+    """Call the entry on every case of the job and write one record per case (a load error
+    becomes every case's record)."""
+    from .wire import poisoned
+
+    out_dir = job["out_dir"]
     for i, case in enumerate(job["cases"]):
         with open(os.path.join(out_dir, "progress"), "w") as f:
             f.write(str(i))
@@ -243,6 +240,42 @@ def main(job_dir: str) -> int:
         sys.stderr.flush()
     with open(os.path.join(out_dir, "progress"), "w") as f:
         f.write("done")
+
+
+def entry_of(namespace: dict, job: dict) -> Any:
+    entry = namespace.get(job["entry"])
+    if not callable(entry):
+        raise AttributeError(f"the submission defines no function {job['entry']}(...): "
+                             f"the grader calls {job['entry']}({job['signature']})")
+    return entry
+
+
+def main(job_dir: str) -> int:
+    with open(os.path.join(job_dir, "job.json")) as f:
+        mode = json.load(f).get("mode", "py")
+    if mode == "notebook":
+        from .notebook import run_notebook
+
+        return run_notebook(job_dir)
+    job = setup(job_dir)
+    submission = job["submission"]
+    files = (submission,)
+    write_status(job)
+    import types
+
+    module = types.ModuleType("submission")
+    module.__file__ = submission
+    sys.modules["submission"] = module
+    entry = None
+    load_error = None
+    try:
+        with open(submission) as f:
+            code = compile(f.read(), submission, "exec")
+        exec(code, module.__dict__)
+        entry = entry_of(module.__dict__, job)
+    except BaseException as exc:  # noqa: BLE001
+        load_error = _error(exc, files, "import")
+    run_cases(job, entry, files, load_error)
     return 0
 
 

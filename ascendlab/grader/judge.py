@@ -100,6 +100,12 @@ def _error_verdict(err: dict) -> _Fail:
     if typ in MEMCHECK_ERRORS:
         return _Fail(Verdict.SANITIZER_ERROR, f"memcheck{at}: {msg}",
                      [f"{typ}: {msg}"])
+    if typ == "CellTimeoutError" or (phase == "notebook" and "Timeout" in typ):
+        return _Fail(Verdict.TIME_LIMIT, f"a notebook cell{at} ran past the time limit and was "
+                     f"stopped ({typ}: {msg})")
+    if phase == "notebook":
+        return _Fail(Verdict.RUNTIME_ERROR, f"the notebook could not be run to the end{at}: "
+                     f"{typ}: {msg}")
     if typ == "SystemExit":
         return _Fail(Verdict.RUNTIME_ERROR, f"your code called sys.exit({msg}){at}; the entry "
                      "must return normally after launching its kernel")
