@@ -215,6 +215,7 @@ def judge_records(ch: Challenge, jobs: list[CaseJob], records: list[Any], secret
         return
     for chip, (job, run) in runs.items():
         report.perf.append(perf_report(spec, job.case, chip, run, job.inputs))
+        report.perf_runs[chip] = run
     order = {"gold": 0, "silver": 1, "bronze": 2}
     report.tier = max((p.tier for p in report.perf), key=lambda t: order[t], default=None)
     n = len(report.cases)
