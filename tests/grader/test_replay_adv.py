@@ -202,3 +202,22 @@ def test_a_softmax_instruction_outside_its_call_does_not_replay():
     i = next(i for i, e in enumerate(ev) if e.op == "exp" and ("adv", "softmax") in e.args)
     with pytest.raises(ReplayError, match="outside a call"):
         _replay(run, start, ev[:1] + ev[i:i + 1])
+
+
+@pytest.mark.slow
+def test_every_launch_of_the_adv_suite_replays():
+    """tests/adv under replay_plugin: every Matmul and softmax launch replays to itself."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    env = dict(os.environ, PYTHONPATH=str(here) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "replay_plugin",
+                        "-p", "no:cacheprovider", str(here.parents[1] / "tests" / "adv")],
+                       cwd=here.parents[1], env=env, capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    line = next(ln for ln in p.stdout.splitlines() if ln.startswith("REPLAY"))
+    ok, failed = (int(v) for v in line.split()[1:3])
+    assert failed == 0 and ok > 50, line
