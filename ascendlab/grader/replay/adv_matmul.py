@@ -315,7 +315,10 @@ _BY_TAG = {
     ("fixpipe", "Matmul"): _fixpipe,
     **{(op, "Matmul"): _message for op in _MESSAGES},
 }
-MATMUL_OPS = frozenset(_MESSAGES)
+MATMUL_OPS = frozenset(_MESSAGES)  # the ops only the Matmul records
+# every op a kernel using asc.adv.Matmul records (for a challenge's Rules.allowed_ops)
+ADV_MATMUL_OPS = MATMUL_OPS | {"data_copy", "load_data", "mmad", "fixpipe", "set_flag",
+                               "wait_flag"}
 
 
 def replay_matmul(rp: Replayer, c: CoreState, events: Sequence[Event], i: int) -> int:
@@ -334,4 +337,4 @@ def replay_matmul(rp: Replayer, c: CoreState, events: Sequence[Event], i: int) -
     return 1
 
 
-__all__ = ["MATMUL_OPS", "replay_matmul"]
+__all__ = ["ADV_MATMUL_OPS", "MATMUL_OPS", "replay_matmul"]
