@@ -221,3 +221,18 @@ def test_every_launch_of_the_adv_suite_replays():
     line = next(ln for ln in p.stdout.splitlines() if ln.startswith("REPLAY"))
     ok, failed = (int(v) for v in line.split()[1:3])
     assert failed == 0 and ok > 50, line
+
+
+def test_adv_traces_cross_the_wire_and_replay():
+    """What the sandbox sends back (wire.dump_run) of a MIX Matmul and a softmax launch loads
+    strictly and replays: the wire admits the adv ops, messages and the softmax call."""
+    import json
+
+    from ascendlab.grader.wire import dump_run, load_run
+
+    for run, start in (_mix(m=64, k=32, n=64, groups=1), _softmax_run()):
+        meta, events = load_run(json.loads(json.dumps(dump_run(run))))
+        assert events == run.trace
+        rep = replay(events, meta.gm, start, meta.chip, meta.block_num, meta.core_kind,
+                     meta.replay_options())
+        assert rep.trace == run.trace
