@@ -138,10 +138,11 @@ def test_the_table_covers_the_runtimes_instructions():
     assert {"data_copy", "data_copy_pad", "load_data", "mmad", "fixpipe", "set_flag",
             "wait_flag", "pipe_barrier", "sync_all", "get_value", "set_value", "init_buffer",
             "alloc_tensor", "enque", "deque", "free_tensor"} <= REPLAYABLE_OPS
-    from ascendlab.grader.replay.ops import HANDLERS
+    from ascendlab.grader.replay import LIBRARY_OPS, RECORDABLE_OPS
 
-    # a cost class, no runtime instruction: only adv.softmax's regenerated stream records it
-    assert "copy" in VECTOR_OPS and "copy" not in HANDLERS and "copy" in REPLAYABLE_OPS
+    # no runtime instruction: only adv.softmax's regenerated stream records it
+    assert "copy" in VECTOR_OPS and "copy" not in REPLAYABLE_OPS and "copy" in LIBRARY_OPS
+    assert {"brcb", "mm_request", "mm_wait_result"} <= LIBRARY_OPS <= RECORDABLE_OPS
 
 
 # ---- forged traces ---------------------------------------------------------------------------

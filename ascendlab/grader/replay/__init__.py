@@ -10,7 +10,16 @@ so it imports them.
 
 from .adv_matmul import ADV_MATMUL_OPS
 from .adv_softmax import SOFTMAX_OPS
-from .run import REPLAYABLE_OPS, ReplayError, ReplayMismatch, check_order, describe_event, replay
+from .run import (
+    LIBRARY_OPS,
+    RECORDABLE_OPS,
+    REPLAYABLE_OPS,
+    ReplayError,
+    ReplayMismatch,
+    check_order,
+    describe_event,
+    replay,
+)
 
-__all__ = ["ADV_MATMUL_OPS", "REPLAYABLE_OPS", "SOFTMAX_OPS", "ReplayError", "ReplayMismatch",
-           "check_order", "describe_event", "replay"]
+__all__ = ["ADV_MATMUL_OPS", "LIBRARY_OPS", "RECORDABLE_OPS", "REPLAYABLE_OPS", "SOFTMAX_OPS",
+           "ReplayError", "ReplayMismatch", "check_order", "describe_event", "replay"]

@@ -57,8 +57,12 @@ from .adv_matmul import MATMUL_OPS, replay_matmul
 from .adv_softmax import SOFTMAX_OPS, replay_softmax
 from .ops import HANDLERS, Replayer, expected_pipe
 
-# what the wire admits: the re-issue table, the Matmul messages and the softmax routine's ops
-REPLAYABLE_OPS = frozenset(HANDLERS) | MATMUL_OPS | SOFTMAX_OPS
+# REPLAYABLE_OPS: what the re-issue table replays one instruction at a time; LIBRARY_OPS: ops
+# only the asc.adv library records (its MIX messages, the softmax routine's brcb, copy,
+# block_reduce_*), replayed within the library call; the wire admits both (RECORDABLE_OPS)
+REPLAYABLE_OPS = frozenset(HANDLERS)
+LIBRARY_OPS = (MATMUL_OPS | SOFTMAX_OPS) - REPLAYABLE_OPS
+RECORDABLE_OPS = REPLAYABLE_OPS | LIBRARY_OPS
 
 
 class ReplayError(ValueError):
@@ -290,5 +294,5 @@ def replay(events: Sequence[Event], gm_layout: Sequence[GMArg] | Mapping[str, GM
     return run
 
 
-__all__ = ["HANDLERS", "REPLAYABLE_OPS", "ReplayError", "ReplayMismatch", "check_order",
-           "describe_event", "replay"]
+__all__ = ["HANDLERS", "LIBRARY_OPS", "RECORDABLE_OPS", "REPLAYABLE_OPS", "ReplayError",
+           "ReplayMismatch", "check_order", "describe_event", "replay"]
