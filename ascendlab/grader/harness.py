@@ -1,14 +1,18 @@
 """The submission's side of grading: run the entry on each case and record what happened.
 
 In the sandbox this module is the child process's main program (`python -I -m
-ascendlab.grader.harness JOB_DIR`, started by sandbox.py). It reads JOB_DIR/job.json, loads
+ascendlab.grader.harness JOB_DIR FD`, started by sandbox.py). It reads JOB_DIR/job.json, loads
 the submission, calls its entry once per case on the arrays the grader wrote, and writes one
 JSON record per case (wire.py's run record, the argument mapping, hashes of the arrays after
-the call, the error if any). Nothing it writes is trusted: the grader replays the trace.
+the call, the error if any) to the record channel, a pipe the grader created (channel.py;
+its write end is the file descriptor FD in `harness JOB_DIR FD`). Nothing it sends is trusted:
+the grader replays the trace.
 
 Order of business in the child: become a reaper if we are PID 1 of a new PID namespace (so
 a fork bomb dies with us), import everything the runtime may need, drop root to `nobody`
 (when the grader runs as root), then run untrusted code. check() uses run_case() in-process.
+A notebook job (mode "notebook") is run by notebook.py instead: papermill executes the cells in
+a kernel that drops root first and calls run_cases().
 """
 
 from __future__ import annotations
@@ -189,6 +193,19 @@ def run_case(entry: Any, arrays: dict[str, np.ndarray], order: tuple[str, ...],
     return rec
 
 
+def _die_with_parent() -> None:
+    """PR_SET_PDEATHSIG: the kernel sends SIGKILL when the grader that started us dies (the
+    bubblewrap path has --die-with-parent; this covers the fallback)."""
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass
+
+
 def setup(job_dir: str) -> dict:
     """The child's first steps: read the job, preload, rlimits, drop root, chdir; returns the
     job (with what was applied under "status")."""
@@ -206,20 +223,17 @@ def setup(job_dir: str) -> dict:
     return job
 
 
-def write_status(job: dict, **extra: Any) -> None:
-    with open(os.path.join(job["out_dir"], "status.json"), "w") as f:
-        json.dump({**job["status"], **extra}, f)
-
-
-def run_cases(job: dict, entry: Any, files: Any, load_error: dict | None) -> None:
-    """Call the entry on every case of the job and write one record per case (a load error
-    becomes every case's record)."""
+def run_cases(job: dict, fd: int, entry: Any, files: Any, load_error: dict | None,
+              first: int = 0) -> None:
+    """Call the entry on cases first.. of the job and send one record per case to `fd` (a load
+    error becomes every case's record)."""
+    from .channel import send
     from .wire import poisoned
 
-    out_dir = job["out_dir"]
     for i, case in enumerate(job["cases"]):
-        with open(os.path.join(out_dir, "progress"), "w") as f:
-            f.write(str(i))
+        if i < first:
+            continue
+        send(fd, "progress", str(i).encode())
         if load_error is not None:
             rec: dict[str, Any] = {"error": load_error, "launches": 0, "run": None,
                                    "mapping": [], "hashes": {}, "elapsed_s": 0.0}
@@ -232,14 +246,10 @@ def run_cases(job: dict, entry: Any, files: Any, load_error: dict | None) -> Non
             rec = run_case(entry, arrays, tuple(case["order"]), case["params"], case["chip"],
                            files)
         rec["case"] = case["key"]
-        tmp = os.path.join(out_dir, f"case_{i}.json.tmp")
-        with open(tmp, "w") as f:
-            f.write(json.dumps(rec))  # the C encoder: json.dump streams in Python (slow)
-        os.replace(tmp, os.path.join(out_dir, f"case_{i}.json"))
+        send(fd, "case", json.dumps(rec).encode())  # the C encoder: json.dump is slow
         sys.stdout.flush()
         sys.stderr.flush()
-    with open(os.path.join(out_dir, "progress"), "w") as f:
-        f.write("done")
+    send(fd, "progress", b"done")
 
 
 def entry_of(namespace: dict, job: dict) -> Any:
@@ -250,17 +260,20 @@ def entry_of(namespace: dict, job: dict) -> Any:
     return entry
 
 
-def main(job_dir: str) -> int:
+def main(job_dir: str, fd: int) -> int:
+    from .channel import send_json
+
+    _die_with_parent()
     with open(os.path.join(job_dir, "job.json")) as f:
         mode = json.load(f).get("mode", "py")
     if mode == "notebook":
         from .notebook import run_notebook
 
-        return run_notebook(job_dir)
+        return run_notebook(job_dir, fd)
     job = setup(job_dir)
     submission = job["submission"]
     files = (submission,)
-    write_status(job)
+    send_json(fd, "status", job["status"])
     import types
 
     module = types.ModuleType("submission")
@@ -275,9 +288,9 @@ def main(job_dir: str) -> int:
         entry = entry_of(module.__dict__, job)
     except BaseException as exc:  # noqa: BLE001
         load_error = _error(exc, files, "import")
-    run_cases(job, entry, files, load_error)
+    run_cases(job, fd, entry, files, load_error)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1], int(sys.argv[2])))

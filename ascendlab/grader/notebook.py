@@ -12,14 +12,17 @@ the submission's graded cells (submission.notebook_cells: the `solution` cells a
 
 and runs it with papermill on a kernelspec of its own (this interpreter, `-I`, no IPython
 history), with an explicit per-cell timeout. The kernel is the child's child: same network,
-PID and mount namespaces, same rlimits; the child brings the namespace's loopback up (the
-kernel talks ZMQ over 127.0.0.1, which reaches nothing outside the namespace). A learner cell
-that raises ends the run: every case's record carries the error with the cell's number and
-line ("cell 4, line 2"), as a .py's import error carries its line.
+PID and mount namespaces, same rlimits; the child brings the namespace's loopback up when it
+is down (the kernel talks ZMQ over 127.0.0.1, which reaches nothing outside the namespace).
+Jupyter closes a kernel's other file descriptors, so the kernel cannot use the record channel
+(channel.py): it writes the same frames to a file in its work folder, which the child forwards
+to the channel unparsed once papermill returns. A learner cell that raises ends the run: every
+remaining case's record carries the error with the cell's number and line ("cell 4, line 2"),
+as a .py's import error carries its line.
 
-Limitations: the kernel starts as the child's user and drops root in its first cell (the
-interpreter may live where `nobody` cannot read it, so it must start before the drop);
-starting it costs about a second, which .py submissions do not pay.
+Limitations: the kernel starts as the child's user and drops to the job's uid in its first
+cell (the interpreter may live where that uid cannot read, so it must start before the drop);
+starting it costs a few seconds, which .py submissions do not pay.
 """
 
 from __future__ import annotations
@@ -33,7 +36,10 @@ import sys
 from typing import Any
 
 KERNEL_NAME = "ascendlab-grading"
+RECORDS = ".ascendlab-records"  # the kernel's frames, in the work folder
+CELL = ".ascendlab-cell"  # the learner cell the kernel is running (for a kernel that dies)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_records_fd: list[int] = []  # in the kernel: the open records file
 
 
 def available() -> bool:
@@ -96,7 +102,7 @@ def build(job: dict, job_dir: str) -> Any:
         nb.cells.append(cell)
     nb.cells.append(nbformat.v4.new_code_cell(
         f"_ascendlab_nb.kernel_grade({job_dir!r}, globals())", metadata={"tags": []}))
-    path = os.path.join(job["out_dir"], "graded.ipynb")
+    path = os.path.join(job["work_dir"], ".ascendlab-graded.ipynb")
     nbformat.write(nb, path)
     logging.getLogger("papermill").setLevel(logging.ERROR)  # "no parameters cell" is fine
     return parameterize_notebook(load_notebook_node(path), {"GRADING": True},
@@ -118,18 +124,21 @@ def _cell_error(nb: Any, e: Any) -> dict:
             "phase": "import", "memory": typ == "MemoryError"}
 
 
-def run_notebook(job_dir: str) -> int:
-    """The child's main program for a notebook: execute it with papermill (see above)."""
+def run_notebook(job_dir: str, fd: int) -> int:
+    """The child's main program for a notebook: execute it with papermill (see above), then
+    forward the kernel's record frames to the channel `fd`."""
     from . import harness
+    from .channel import send_json
 
     with open(os.path.join(job_dir, "job.json")) as f:
         job = json.load(f)
     unset = harness._apply_limits(job_dir)  # the kernel inherits them
-    job["status"] = {"privileges": "kept until the kernel's first cell", "pid": os.getpid(),
-                     "limits_not_set": unset, "loopback": _loopback_up(),
-                     "runner": "papermill"}
-    os.environ["JUPYTER_PATH"] = _kernelspec(os.path.join(job_dir, "jupyter"))
+    send_json(fd, "status", {"privileges": "kept until the kernel's first cell",
+                             "pid": os.getpid(), "limits_not_set": unset,
+                             "loopback": _loopback_up(), "runner": "papermill"})
+    os.environ["JUPYTER_PATH"] = _kernelspec(os.path.join(job["work_dir"], ".ascendlab-jupyter"))
     error = None
+    nb = None
     try:
         import papermill
         from papermill.exceptions import PapermillExecutionError
@@ -143,23 +152,71 @@ def run_notebook(job_dir: str) -> int:
     except PapermillExecutionError as e:
         error = _cell_error(nb, e)
     except BaseException as e:  # noqa: BLE001 - a dead kernel, a cell timeout, no kernel
-        cell = _running_cell(job)
+        cell = _small(os.path.join(job["work_dir"], CELL))
         error = {"type": type(e).__name__, "message": str(e)[:2000],
-                 "where": f"cell {cell}" if cell else "", "phase": "notebook",
+                 "where": f"cell {cell}" if cell.isdigit() else "", "phase": "notebook",
                  "memory": False}
-    if error is not None:
-        harness.write_status(job, notebook_error=error["type"])
-        harness.run_cases(job, None, (), error)
+    done = _forward(os.path.join(job["work_dir"], RECORDS), fd, job)
+    if error is not None or done < len(job["cases"]):
+        error = error or {"type": "KernelError", "message": "the notebook's kernel stopped "
+                          "before it recorded every case", "where": "", "phase": "notebook",
+                          "memory": False}
+        harness.run_cases(job, fd, None, (), error, first=done)
     return 0
 
 
-def _running_cell(job: dict) -> int | None:
-    """The learner cell the kernel was in when it died (from kernel_setup's progress file)."""
+def _small(path: str) -> str:
+    """A short regular file's text ("" when absent or odd); never follows a symlink, never
+    blocks on a FIFO."""
     try:
-        with open(os.path.join(job["out_dir"], "cell")) as f:
-            return int(f.read().strip() or 0) or None
-    except (OSError, ValueError):
-        return None
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return ""
+    try:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        return os.read(fd, 32).decode("ascii", "replace").strip()
+    finally:
+        os.close(fd)
+
+
+def _forward(path: str, fd: int, job: dict) -> int:
+    """Copy the kernel's complete frames to the channel, unparsed but for their headers;
+    returns how many case records they hold. A symlink, a non-regular file or a broken header
+    ends the copy (the grader's channel judges what arrives)."""
+    import stat
+
+    from .channel import _HEAD, KINDS, MAGIC
+
+    try:
+        src = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return 0
+    cases = 0
+    try:
+        if not stat.S_ISREG(os.fstat(src).st_mode):
+            return 0
+        with os.fdopen(src, "rb", closefd=False) as f:
+            while True:
+                head = f.read(_HEAD.size)
+                if len(head) < _HEAD.size:
+                    break
+                magic, code, length = _HEAD.unpack(head)
+                if magic != MAGIC or code not in KINDS:
+                    break
+                body = f.read(length)
+                if len(body) < length:
+                    break
+                os.write(fd, head)
+                for k in range(0, length, 1 << 20):
+                    os.write(fd, body[k:k + 1 << 20])
+                if KINDS[code] == "case":
+                    cases += 1
+    finally:
+        os.close(src)
+    return min(cases, len(job["cases"]))
 
 
 # ---- in the kernel ------------------------------------------------------------------------
@@ -170,17 +227,33 @@ def kernel_setup(job_dir: str) -> None:
     # IPython formats tracebacks with these, and its common magics (%time, %timeit, %prun)
     # import these, lazily: after the drop, `nobody` may not read the interpreter's files
     for name in ("fractions", "stack_data", "pure_eval", "executing", "asttokens", "pygments",
-                 "IPython.core.ultratb", "timeit", "cProfile", "pstats"):
+                 "IPython.core.ultratb", "IPython.core.magics", "IPython.core.magics.execution",
+                 "timeit", "cProfile", "pstats"):
         try:
             importlib.import_module(name)
         except ImportError:
             pass
-    job = harness.setup(job_dir)  # preload, drop root
-    harness.write_status(job, runner="papermill")
     ip = _ipython()
+    if ip is not None:  # format a traceback and time a statement now, so that their lazy
+        from IPython.utils.capture import capture_output  # imports happen before the drop
+
+        with capture_output():
+            try:
+                raise NameError("warm-up")
+            except NameError:
+                ip.InteractiveTB.structured_traceback(*sys.exc_info())
+            ip.run_line_magic("time", "pass")
+            ip.run_line_magic("timeit", "-n1 -r1 pass")
+    job = harness.setup(job_dir)  # preload, drop root, chdir to the work folder
+    from .channel import send_json
+
+    fd = os.open(os.path.join(job["work_dir"], RECORDS),
+                 os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    _records_fd[:] = [fd]
+    send_json(fd, "status", {**job["status"], "runner": "papermill"})
     if ip is not None:  # note the learner cell running, for a kernel that dies in it
         numbers = {src: n for n, _t, src in job["cells"]}
-        out = os.path.join(job["out_dir"], "cell")
+        out = os.path.join(job["work_dir"], CELL)
 
         def note(info: Any) -> None:
             n = numbers.get(getattr(info, "raw_cell", None))
@@ -203,7 +276,7 @@ def kernel_grade(job_dir: str, namespace: dict) -> None:
         entry = harness.entry_of(namespace, job)
     except BaseException as exc:  # noqa: BLE001
         load_error = harness._error(exc, labels, "import")
-    harness.run_cases(job, entry, labels, load_error)
+    harness.run_cases(job, _records_fd[0], entry, labels, load_error)
 
 
 def _ipython() -> Any:

@@ -51,7 +51,25 @@ class Submission:
 
 def _cell_source(cell: dict) -> str:
     src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else str(src)
+    return "".join(src) if isinstance(src, list) else src
+
+
+def _check_cell(c: object, i: int) -> None:
+    """A cell as nbformat 4 has it, or SubmissionError naming the cell and the field."""
+    if not isinstance(c, dict):
+        raise SubmissionError(f"notebook cell {i} is not an object")
+    meta = c.get("metadata", {})
+    if not isinstance(meta, dict):
+        raise SubmissionError(f"notebook cell {i}: metadata must be an object, got "
+                              f"{type(meta).__name__}")
+    tags = meta.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise SubmissionError(f"notebook cell {i}: metadata.tags must be a list of strings")
+    src = c.get("source", "")
+    if not (isinstance(src, str) or isinstance(src, list)
+            and all(isinstance(line, str) for line in src)):
+        raise SubmissionError(f"notebook cell {i}: source must be a string or a list of "
+                              f"strings, got {type(src).__name__}")
 
 
 def _tags(c: dict) -> set[str]:
@@ -65,8 +83,9 @@ def notebook_cells(data: dict) -> tuple[list[tuple[int, tuple[str, ...], str]], 
     cells = data.get("cells")
     if not isinstance(cells, list):
         raise SubmissionError("not a Jupyter notebook: no cells")
-    code = [(i + 1, c) for i, c in enumerate(cells)
-            if isinstance(c, dict) and c.get("cell_type") == "code"]
+    for i, c in enumerate(cells):
+        _check_cell(c, i)
+    code = [(i + 1, c) for i, c in enumerate(cells) if c.get("cell_type") == "code"]
     tagged = any("solution" in _tags(c) for _i, c in code)
     if tagged:
         chosen = [(i, c) for i, c in code if _tags(c) & {"solution", "parameters"}]
