@@ -143,6 +143,11 @@ def test_the_table_covers_the_runtimes_instructions():
     # no runtime instruction: only adv.softmax's regenerated stream records it
     assert "copy" in VECTOR_OPS and "copy" not in REPLAYABLE_OPS and "copy" in LIBRARY_OPS
     assert {"brcb", "mm_request", "mm_wait_result"} <= LIBRARY_OPS <= RECORDABLE_OPS
+    from ascendlab.runtime.trace import OPS
+
+    # the op registry's ops without a pyasc-facing form are exactly what the library replays
+    assert LIBRARY_OPS == {n for n, i in OPS.items() if not i.replayable}
+    assert RECORDABLE_OPS <= set(OPS), RECORDABLE_OPS - set(OPS)
 
 
 # ---- forged traces ---------------------------------------------------------------------------

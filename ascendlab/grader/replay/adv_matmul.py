@@ -232,7 +232,7 @@ def _fixpipe(rp: Replayer, c: CoreState, e: Event) -> Event:
     alloc, off, view = _gm_matrix(rp, dst, dt, rows, cols, dst.stride)
     out = acc.astype(dt.np) if dt.name != "float32" else acc
     alloc.private()  # the buffer moves: take the view again
-    alloc.written = True
+    alloc.mark_written()
     view = np.ndarray((rows, cols), dt.np, alloc.buf, alloc.idx0 + off, (dst.stride, isz))
     if atomic:
         out = (view.copy() + out).astype(dt.np)

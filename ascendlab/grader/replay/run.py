@@ -51,6 +51,7 @@ from ...runtime import core as _core
 from ...runtime.chips import ChipSpec, get_chip
 from ...runtime.core import LaunchState, MemcheckWarning
 from ...runtime.dtypes import DataType
+from ...runtime.launch import one_blas_thread
 from ...runtime.memory import _BASE0, _SPACING, GMAlloc
 from ...runtime.trace import Event, GMArg, Run
 from .adv_matmul import MATMUL_OPS, replay_matmul
@@ -256,7 +257,8 @@ def replay(events: Sequence[Event], gm_layout: Sequence[GMArg] | Mapping[str, GM
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        with warnings.catch_warnings():
+        # one BLAS thread, as the launch had: the library's matrix products are small
+        with warnings.catch_warnings(), one_blas_thread():
             warnings.simplefilter("ignore", MemcheckWarning)
             i = 0
             while i < n_events:
