@@ -148,7 +148,9 @@ def run_notebook(job_dir: str, fd: int) -> int:
                                    log_output=False, stdout_file=sys.stdout,
                                    stderr_file=sys.stderr, cwd=job["work_dir"],
                                    start_timeout=job["cell_timeout_s"],
-                                   execution_timeout=job["cell_timeout_s"])
+                                   execution_timeout=job["cell_timeout_s"],
+                                   # the records are written: no graceful wait at the end
+                                   shutdown_kernel="immediate")
     except PapermillExecutionError as e:
         error = _cell_error(nb, e)
     except BaseException as e:  # noqa: BLE001 - a dead kernel, a cell timeout, no kernel
