@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .errors import ShapeError
+from .kernel import TensorSpec, ascend_kernel, grad
 from .analysis import MODEL_VERSION, SanitizerReport, sanitize  # registers the trace readers
 from .runtime.chips import CHIPS, ChipSpec, get_chip
 from .runtime.launch import JITFunction, RunOptions, configure, last_run
@@ -42,5 +44,6 @@ def launch(kernel: JITFunction, block_num: int, *args: Any, chip: str | None = N
 
 
 __all__ = ["CHIPS", "MODEL_VERSION", "Access", "ChipSpec", "Event", "Finding", "Run",
-           "RunOptions", "SanitizerReport", "Sync", "autotune", "configure", "get_chip",
-           "last_run", "launch", "profile", "sanitize"]
+           "RunOptions", "SanitizerReport", "ShapeError", "Sync", "TensorSpec", "ascend_kernel",
+           "autotune", "configure", "get_chip", "grad", "last_run", "launch", "profile",
+           "sanitize"]

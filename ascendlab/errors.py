@@ -64,3 +64,8 @@ class CoreTypeError(AscendlabError, RuntimeError):
 
 class ContextError(AscendlabError, RuntimeError):
     """A kernel-only API was called outside a running kernel."""
+
+
+class ShapeError(AscendlabError, ValueError):
+    """An operator's inputs do not match its TensorSpecs (rank, a symbolic dim bound elsewhere),
+    or a traced op's shapes do not fit (broadcasting, matmul's inner dims)."""
