@@ -14,8 +14,18 @@ from dataclasses import dataclass
 
 from .graph import COMPARE, Node
 from .plan import Step, storage
-from .source import ESIZE, LANES, Src, blocks_for, copy_in, copy_out, core_split, header, prod
-from .source import tile_for
+from .source import (
+    ESIZE,
+    LANES,
+    Src,
+    blocks_for,
+    copy_in,
+    copy_out,
+    core_split,
+    header,
+    prod,
+    tile_for,
+)
 
 VV = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "maximum": "max",
       "minimum": "min"}
@@ -262,7 +272,7 @@ class MapEmitter:
                     view = self._slot("yout", dt, self.out_index[k], self.out_count[dt])
                     b(f"asc.cast({view}, {self.val[o.id]}, asc.RoundMode.CAST_RINT, n)")
             b(f"qout{bits}.enque(yout{bits})", f"yout{bits} = qout{bits}.deque(asc.{dt})")
-            for k, o in enumerate(self.step.outputs):
+            for k in range(len(self.step.outputs)):
                 if self.out_dtypes[k] == dt:
                     view = self._slot("yout", dt, self.out_index[k], self.out_count[dt])
                     copy_out(b, f"gy{k}[row * {self.inner} + col:]", view, "n", dt,

@@ -14,8 +14,7 @@ Accumulation is in float32 whatever the input dtype.
 from __future__ import annotations
 
 from .plan import Step, storage
-from .source import ESIZE, Src, blocks_for, copy_in, copy_out, core_split, header, prod
-from .source import tile_for
+from .source import ESIZE, Src, blocks_for, copy_in, copy_out, core_split, header, prod, tile_for
 
 FOLD = {"sum": "add", "max": "max"}
 
@@ -28,7 +27,7 @@ def dims(step: Step) -> tuple[int, int, int]:
 
 def _load(src: Src, dtype: str, gm: str, aligned: bool, into: str | None) -> str:
     """Load a tile into x0 (queue); return the float32 tensor holding it (cast for fp16)."""
-    src("x0 = qx0.alloc_tensor(asc.%s)" % dtype)
+    src(f"x0 = qx0.alloc_tensor(asc.{dtype})")
     copy_in(src, "x0", gm, "n", dtype, aligned)
     src("qx0.enque(x0)", f"x0 = qx0.deque(asc.{dtype})")
     if dtype == "float32":

@@ -117,6 +117,10 @@ class AscendKernel:
         for spec in graph.params.values():
             if spec.name not in self.params:
                 self.params[spec.name] = init_param(spec, self.seed)
+            elif self.params[spec.name].shape != spec.shape:
+                raise ShapeError(f"{self.name}: parameter {spec.name!r} has shape "
+                                 f"{list(self.params[spec.name].shape)}, but inputs of shapes "
+                                 f"{[list(s) for s in shapes]} need {list(spec.shape)}")
         return graph
 
     def _compiled(self, shapes: tuple[tuple[int, ...], ...], kind: str,
@@ -223,12 +227,13 @@ class AscendKernel:
             raise RuntimeError(f"{self.name}: call the operator once (or pass example inputs)")
         return explain(self, arrays)
 
-    def to_torch(self) -> Any:
+    def to_torch(self, *examples: Any) -> Any:
         """A torch.nn.Module whose forward is backed by a torch.autograd.Function running this
-        operator's forward and backward kernels; parameters become nn.Parameters."""
+        operator's forward and backward kernels; parameters become nn.Parameters. Parameter
+        shapes come from example inputs (default: the latest call's)."""
         from .torch_interop import TorchOperator
 
-        return TorchOperator(self)
+        return TorchOperator(self, examples)
 
 
 def ascend_kernel(inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec],

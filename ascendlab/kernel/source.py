@@ -83,5 +83,13 @@ def tile_for(inner: int, bytes_per_elem: int, rows: int = 1, cores: int = 1) -> 
     work (not below MIN_TILE), and no longer than the row rounded up to 256 B."""
     fit = max(LANES, UB_BUDGET // max(1, bytes_per_elem) // LANES * LANES)
     per_row = -(-cores // max(1, rows))  # tiles per row that would occupy every core
-    spread = max(MIN_TILE, -(-(-(-inner // per_row)) // LANES) * LANES)
-    return min(-(-inner // LANES) * LANES, fit, MAX_TILE, spread)
+    spread = max(MIN_TILE, ceil_to(ceil_div(inner, per_row), LANES))
+    return min(ceil_to(inner, LANES), fit, MAX_TILE, spread)
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def ceil_to(a: int, b: int) -> int:
+    return ceil_div(a, b) * b

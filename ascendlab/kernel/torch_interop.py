@@ -47,12 +47,11 @@ class TorchOperator(torch.nn.Module):
     """The operator as a module: parameters are nn.Parameters named like op.params (dots
     become underscores); `function(*inputs, *params)` is the functional form for gradcheck."""
 
-    def __init__(self, op: Any) -> None:
+    def __init__(self, op: Any, examples: tuple[Any, ...] = ()) -> None:
         super().__init__()
         self.op = op
-        if not op.params:  # trace once so parameters exist; needs example shapes
-            op.graph(*[np.zeros([2 if not isinstance(d, int) else d for d in s.shape],
-                                s.dtype) for s in op.inputs])
+        if examples or not op.params:  # trace once so the parameters exist
+            op.graph(*examples)
         self.names = list(op.params)
         for name in self.names:
             self.register_parameter(name.replace(".", "_"),

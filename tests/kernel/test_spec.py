@@ -79,3 +79,16 @@ def test_no_kernel_runs_when_validation_fails():
 def test_unsupported_spec_dtype():
     with pytest.raises(DTypeError, match="int32 is not supported"):
         TensorSpec("i", "int32", ["N"])
+
+
+def test_parameter_shape_follows_the_first_binding():
+    from ascendlab.ops import linear
+
+    @ascend_kernel(inputs=[TensorSpec("x", "float32", ["N", "F"])],
+                   outputs=[TensorSpec("y", "float32", ["N", 4])])
+    def proj(x):
+        return linear(x, 4)
+
+    proj(np.zeros((2, 8), np.float32))
+    with pytest.raises(ShapeError, match=r"parameter 'linear0.weight' has shape \[8, 4\]"):
+        proj(np.zeros((2, 6), np.float32))
