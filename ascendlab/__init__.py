@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .analysis import MODEL_VERSION, SanitizerReport, sanitize  # registers the trace readers
 from .errors import ShapeError
 from .kernel import TensorSpec, ascend_kernel, grad
-from .analysis import MODEL_VERSION, SanitizerReport, sanitize  # registers the trace readers
 from .runtime.chips import CHIPS, ChipSpec, get_chip
 from .runtime.launch import JITFunction, RunOptions, configure, last_run
 from .runtime.trace import Access, Event, Finding, Run, Sync

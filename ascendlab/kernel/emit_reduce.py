@@ -65,6 +65,8 @@ def emit_reduce(step: Step, dtypes: dict[int, str], cores: int, title: str) -> t
     if dt == "float32":
         src("qx0.free_tensor(x0)")
     src.dedent()
+    if "scale" in step.attrs:
+        src(f"asc.muls(y0, y0, {step.attrs['scale']!r}, n)")
     src("qy0.enque(y0)", "y0 = qy0.deque(asc.float32)")
     copy_out(src, "gy0[a * B + col:]", "y0", "n", "float32", b % 8 == 0)
     src("qy0.free_tensor(y0)")
@@ -132,6 +134,8 @@ def _rows(src: Src, step: Step, kind: str, dt: str, a: int, r: int, aligned: boo
         src("qx0.free_tensor(x0)")
     src.dedent()
     if kind == "sum":
+        if "scale" in step.attrs:
+            src(f"asc.muls(y0, y0, {step.attrs['scale']!r}, count)")
         src("qy0.enque(y0)", "y0 = qy0.deque(asc.float32)")
         copy_out(src, "gy0[base:]", "y0", "count", "float32", False)
         src("qy0.free_tensor(y0)")

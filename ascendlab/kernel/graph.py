@@ -265,8 +265,12 @@ class Value:
         return reduce("max", self, axis, keepdims)
 
     def mean(self, axis: Any = None, keepdims: bool = False) -> Value:
-        s = reduce("sum", self, axis, keepdims)
-        return s * (1.0 / (self.size // max(s.size, 1)))
+        """sum * (1 / count), scaled before dropping axes (the reduction kernel folds it in)."""
+        ax = norm_axes("mean", axis, self.ndim)
+        s = reduce("sum", self, ax, True)
+        m = s * (1.0 / (self.size // max(s.size, 1)))
+        return m if keepdims else reshape(m, tuple(d for i, d in enumerate(self.shape)
+                                                   if i not in ax))
 
     def reshape(self, *shape: Any) -> Value:
         return reshape(self, shape[0] if len(shape) == 1 else shape)

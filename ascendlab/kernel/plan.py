@@ -57,38 +57,79 @@ def _is_fusable(n: Node) -> bool:
     return n.op in ELEMENTWISE and n.op not in COMPARE
 
 
-def _groups(nodes: list[Node], fuse: bool) -> dict[int, int]:
-    """Element-wise node id -> group index."""
+def _scaled_sums(nodes: list[Node], outs: set[int]) -> dict[int, Node]:
+    """sum nodes whose only user multiplies them by a constant (a mean): sum id -> that mul,
+    which the reduction kernel applies before its store."""
+    users: dict[int, list[Node]] = {}
+    for n in nodes:
+        for x in operands(n) if _is_fusable(n) else n.args:
+            users.setdefault(x.id, []).append(n)
+    found = {}
+    for n in nodes:
+        us = users.get(n.id, [])
+        if n.op == "sum" and n.id not in outs and len(us) == 1 and us[0].op == "mul":
+            m = us[0]
+            if m.shape == n.shape and any(a.op == "const" for a in m.args):
+                found[n.id] = m
+    return found
+
+
+def _groups(nodes: list[Node], fuse: bool, skip: set[int]) -> dict[int, int]:
+    """Element-wise node id -> group index. A node joins (and merges) the groups of its
+    same-shape element-wise operands unless a group would then reach itself through another
+    kernel; `deps` holds the groups each node transitively reads, `ext` each group's."""
     group: dict[int, int] = {}
-    deps: dict[int, frozenset[int]] = {}
+    deps: dict[int, set[int]] = {}
+    ext: dict[int, set[int]] = {}
     shapes: list[tuple[int, ...]] = []
+    parent: list[int] = []
+
+    def find(g: int) -> int:
+        while parent[g] != g:
+            g = parent[g]
+        return g
+
+    def reach(x: Node) -> set[int]:
+        return {find(g) for g in deps.get(x.id, ())}
+
     for n in nodes:
         ops = operands(n) if _is_fusable(n) else list(n.args)
-        below = frozenset().union(*(deps.get(x.id, frozenset()) for x in ops))
-        if not _is_fusable(n):
+        below = set().union(*(reach(x) for x in ops))
+        if not _is_fusable(n) or n.id in skip:
             deps[n.id] = below
             continue
+        cands = [] if not fuse else list(dict.fromkeys(
+            find(group[x.id]) for x in ops if x.id in group and shapes[find(group[x.id])]
+            == n.shape))
         chosen = None
-        for x in ops if fuse else ():
-            g = group.get(x.id)
-            if g is None or shapes[g] != n.shape:
-                continue
-            if all(group.get(y.id) == g or g not in deps.get(y.id, frozenset()) for y in ops):
+        for g in cands:
+            if g in set().union(*(reach(y) for y in ops if y.id not in group
+                                  or find(group[y.id]) != g)):
+                continue  # n reads g through another kernel: joining g would make a cycle
+            if chosen is None:
                 chosen = g
-                break
+            elif g not in ext[chosen] and chosen not in ext[g]:
+                parent[g] = chosen  # no kernel between them in either direction: merge
+                ext[chosen] = {find(h) for h in ext[chosen] | ext[g]} - {chosen}
         if chosen is None:
             chosen = len(shapes)
             shapes.append(n.shape)
+            parent.append(chosen)
+            ext[chosen] = set()
+        ext[chosen] |= set().union(*(reach(y) for y in ops if y.id not in group
+                                     or find(group[y.id]) != chosen)) - {chosen}
         group[n.id] = chosen
         deps[n.id] = below | {chosen}
-    return group
+    return {k: find(g) for k, g in group.items()}
 
 
 def plan(graph: Graph, fuse: bool = True) -> list[Step]:
     """The kernel steps computing graph.outputs, in an order that respects their data flow."""
     nodes = needed(graph)
-    group = _groups(nodes, fuse)
     outs = {o.id for o in graph.outputs}
+    scaled = _scaled_sums(nodes, outs) if fuse else {}
+    folded = {m.id for m in scaled.values()}
+    group = _groups(nodes, fuse, folded)
     users: dict[int, list[Node]] = {}
     for n in nodes:
         for x in operands(n) if _is_fusable(n) else n.args:
@@ -96,7 +137,7 @@ def plan(graph: Graph, fuse: bool = True) -> list[Step]:
     steps: dict[int, Step] = {}
     order: list[Step] = []
     for n in nodes:
-        if n.op in ("input", "param", "const", "reshape") or n.op in COMPARE:
+        if n.op in ("input", "param", "const", "reshape") or n.op in COMPARE or n.id in folded:
             continue
         if n.id in group:
             g = group[n.id]
@@ -110,6 +151,10 @@ def plan(graph: Graph, fuse: bool = True) -> list[Step]:
                     s.inputs.append(x)
             if n.id in outs or any(group.get(u.id) != g for u in users.get(n.id, [])):
                 s.outputs.append(n)
+        elif n.id in scaled:
+            m = scaled[n.id]
+            scale = next(a.attrs["value"] for a in m.args if a.op == "const")
+            order.append(Step("reduce", [n, m], list(n.args), [m], attrs={"scale": scale}))
         else:
             kind = "reduce" if n.op in ("sum", "max") else n.op
             order.append(Step(kind, [n], list(n.args), [n]))

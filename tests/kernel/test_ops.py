@@ -11,8 +11,19 @@ import ascendlab
 from ascendlab import TensorSpec, ascend_kernel
 from ascendlab.kernel import autodiff, emit_map, graph, reference
 from ascendlab.ops import abs as vabs
-from ascendlab.ops import (exp, log, matmul, maximum, minimum, relu, sigmoid, sqrt, tanh,
-                           transpose, where)
+from ascendlab.ops import (
+    exp,
+    log,
+    matmul,
+    maximum,
+    minimum,
+    relu,
+    sigmoid,
+    sqrt,
+    tanh,
+    transpose,
+    where,
+)
 from ascendlab.precision import check
 
 from .conftest import finite_difference, golden
