@@ -185,9 +185,19 @@ class MapEmitter:
         else:  # scalar / vector
             b(f"asc.reciprocal({d}, {y}, n)", f"asc.muls({d}, {d}, {x}, n)")
 
+    def _temp(self, name: str, scratch: list[str]) -> str:
+        """compare reads whole 256 B repeats: past n it must read written memory, which the
+        zero-filled temps are and a queue tile's tail is not, so queue operands are copied."""
+        if name.startswith("t") and name[1:].isdigit():
+            return name
+        t = self.regs.get()
+        scratch.append(t)
+        self.body(f"asc.adds({t}, {name}, 0.0, n)")
+        return t
+
     def _where(self, n: Node, d: str, scratch: list[str]) -> None:
         cmp, a, c = n.args
-        p, q = (self._vector(x, scratch) for x in cmp.args)
+        p, q = (self._temp(self._vector(x, scratch), scratch) for x in cmp.args)
         self.body(f"asc.compare(mask, {p}, {q}, asc.CMPMODE.{CMP[cmp.op]}, "
                   f"(n + {LANES - 1}) // {LANES} * {LANES})")
         x, y = self._vector(a, scratch), self._vector(c, scratch)
@@ -334,6 +344,8 @@ class MapEmitter:
             src(f"t{t} = work.get_with_offset(TILE, TILE * 4 * {t}, asc.float32)")
         if mask_bytes:
             src(f"mask = work.get_with_offset(TILE // 8, TILE * 4 * {temps}, asc.uint8)")
+            for t in range(temps):  # compare reads up to a whole repeat past n: no poison there
+                src(f"asc.duplicate(t{t}, 0.0, TILE)")
         src("for u in range(first, last):")
         src.indent()
         src("row = u // CHUNKS", "col = u % CHUNKS * TILE", "n = INNER - col", "if n > TILE:")
