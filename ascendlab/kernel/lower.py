@@ -132,9 +132,16 @@ def _exec(source: str, filename: str, name: str) -> Any:
 
 
 def execute(kernels: list[Lowered], graph: Graph, dtypes: dict[int, str], inputs: list[Any],
-            params: dict[str, np.ndarray]) -> tuple[list[np.ndarray], list[Any]]:
-    """Run the kernels in order on fresh GM buffers; (outputs, runs)."""
+            params: dict[str, np.ndarray], out: list[np.ndarray] | None = None
+            ) -> tuple[list[np.ndarray], list[Any]]:
+    """Run the kernels in order on fresh GM buffers (or on `out`, one array per graph output,
+    written in place); (outputs, runs)."""
     buf: dict[int, np.ndarray] = {}
+    for o, arr in zip(graph.outputs, out or (), strict=False):
+        if not (isinstance(arr, np.ndarray) and arr.flags.c_contiguous):
+            raise ValueError(f"out: expected a C-contiguous numpy array for output {o.id}, got "
+                             f"{type(arr).__name__}")
+        buf[storage(o).id] = arr.reshape(storage(o).shape)
     for n in graph.inputs:
         buf[n.id] = np.ascontiguousarray(inputs[n.attrs["index"]], dtype=dtypes[n.id])
     for name, n in graph.param_nodes.items():
@@ -142,7 +149,8 @@ def execute(kernels: list[Lowered], graph: Graph, dtypes: dict[int, str], inputs
     runs = []
     for k in kernels:
         for o in k.step.outputs:
-            buf[o.id] = np.full(o.shape, np.nan, dtype=dtypes[o.id])  # poison: unwritten shows
+            if o.id not in buf:  # poison: what a kernel fails to write shows as NaN
+                buf[o.id] = np.full(o.shape, np.nan, dtype=dtypes[o.id])
         gm = [buf[storage(x).id] for x in k.step.inputs] + [buf[o.id] for o in k.step.outputs]
         run = ascendlab.launch(k.kernel, k.blocks, *gm, *k.extra)
         k.runs.append(run)

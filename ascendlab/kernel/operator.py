@@ -150,21 +150,31 @@ class AscendKernel:
                   for a in args]
         return arrays, torch_in
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, out: Any = None) -> Any:
+        """Run on numpy arrays (or CPU torch tensors); out= (an array or a tuple, one per
+        output, contiguous, of the output spec's dtype and shape) receives the results in
+        place: the generated kernels write it directly."""
         arrays, torch_in = self._arrays(args)
-        outs = self.forward(*arrays)
+        outs = self.forward(*arrays, out=out)
         if torch_in:
             import torch
 
             outs = tuple(torch.from_numpy(np.array(o)) for o in outs)
         return outs[0] if len(outs) == 1 else outs
 
-    def forward(self, *arrays: np.ndarray, fuse: bool = True) -> tuple[np.ndarray, ...]:
+    def forward(self, *arrays: np.ndarray, fuse: bool = True,
+                out: Any = None) -> tuple[np.ndarray, ...]:
         """Run the forward kernels on numpy arrays (validated); a tuple of outputs."""
         validate_inputs(self.name, self.inputs, arrays)
         shapes = tuple(tuple(a.shape) for a in arrays)
         comp = self._compiled(shapes, "forward", fuse)
-        outs, runs = execute(comp.kernels, comp.graph, comp.dtypes, list(arrays), self.params)
+        given = None
+        if out is not None:
+            given = list(out) if isinstance(out, (tuple, list)) else [out]
+            bind(self.name, "out", self.outputs, [np.shape(o) for o in given],
+                 [np.asarray(o).dtype.name for o in given], {})
+        outs, runs = execute(comp.kernels, comp.graph, comp.dtypes, list(arrays), self.params,
+                             given)
         if fuse:
             self.runs = runs
             self._last_shapes, self._last_args = shapes, list(arrays)

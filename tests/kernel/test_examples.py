@@ -82,3 +82,16 @@ def test_explain_fused_beats_unfused(examples):
     assert ex.fused_cycles < ex.unfused_cycles
     assert len(ex.fused) == 1 and len(ex.unfused) == 3
     assert "unfused" in str(ex) and "TILE" in str(ex)
+
+
+def test_out_is_written_in_place_by_the_kernel(examples):
+    x = np.linspace(-4, 4, 2048).astype(np.float16)
+    y = np.zeros_like(x)
+    examples.swish(x, out=y)
+    run = ascendlab.last_run()
+    assert len(examples.swish.runs) == 1
+    np.testing.assert_array_equal(y, examples.swish(x))
+    written = {a.name for e in run.trace if e.op == "data_copy" for a in e.writes}
+    assert written  # the kernel's own stores filled `y`
+    with pytest.raises(ascendlab.errors.DTypeError, match="out 'y' dtype"):
+        examples.swish(x, out=np.zeros(2048, np.float32))
