@@ -6,6 +6,7 @@
     ascendlab grade CHALLENGE SUBMISSION|DIR [--json] [--scheduler ADDRESS] [--out FILE]
     ascendlab submit CHALLENGE SUBMISSION [--user NAME] [--db FILE]
     ascendlab leaderboard CHALLENGE [--chip CHIP] [--db FILE]
+    ascendlab progress [--json] [--reset]
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ def _parser() -> argparse.ArgumentParser:
     from .grader.commands import add_parsers
 
     add_parsers(sub)  # grade, submit, leaderboard
+    from .tutorials.progress import add_parser as add_progress
+
+    add_progress(sub)  # progress (sets args.func)
     return p
 
 
@@ -126,6 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .grader import commands
 
         return getattr(commands, f"cmd_{args.command}")(args)
+    if getattr(args, "func", None) is not None:
+        return args.func(args)
     parser.print_help()
     return 2
 
