@@ -90,6 +90,13 @@ class _Regs:
             self.free.append(int(name[1:]))
 
 
+def _describe(n: Node) -> str:
+    """A node as a learner knows it: an input's or parameter's name, else its op and id."""
+    while n.op == "reshape":
+        n = n.args[0]
+    return n.attrs.get("name") or f"%{n.id} ({n.op})"
+
+
 def _operands(n: Node) -> list[Node]:
     return [*n.args[0].args, n.args[1], n.args[2]] if n.op == "where" else list(n.args)
 
@@ -320,8 +327,16 @@ class MapEmitter:
             ("UNITS", units, f"rows x chunks, split over {blocks} vector cores")])
         params = [f"{o.var}: asc.GlobalAddress" for o in self.ops]
         params += [f"y{k}: asc.GlobalAddress" for k in range(len(self.step.outputs))]
-        src("@asc.jit", f"def {self.step.name}({', '.join(params)}, per_core: int):")
+        src("@asc.jit", f"def {self.step.name}(")
+        for p in [*params, "per_core: int"]:
+            src(f"        {p},")
+        src("):")
         src.indent()
+        for o in self.ops:
+            src(f"# {o.var}: {_describe(o.node)} {o.dtype} {list(o.node.shape)}, one "
+                f"{'tile' if o.kind == 'row' else 'value'} per row")
+        for k, o in enumerate(self.step.outputs):
+            src(f"# y{k}: {_describe(o)} {self.out_dtypes[k]} {list(o.shape)}")
         core_split(src, "UNITS")
         for v in [o.var for o in self.ops] + [f"y{k}" for k in range(len(self.out_dtypes))]:
             src(f"g{v} = asc.GlobalTensor()", f"g{v}.set_global_buffer({v})")
