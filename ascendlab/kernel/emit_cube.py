@@ -7,8 +7,9 @@ inside the kernel (each core keeps its M x N block of every batch); broadcast ba
 the same operand again.
 
 Limitations: a transpose is an element-by-element copy on the scalar pipe (get_value /
-set_value), correct but slow; ascendlab does not emulate the vector `transpose` instruction
-yet, and real kernels would use it or a transposed cube load.
+set_value in UB when the input fits, else in GM, which is far slower); ascendlab does not
+emulate the vector `transpose` instruction yet, and real kernels would use it or a transposed
+cube load.
 """
 
 from __future__ import annotations
@@ -19,7 +20,18 @@ import ascendlab.asc as asc
 import ascendlab.asc.lib.host as host
 
 from .plan import Step, storage
-from .source import Src, blocks_for, core_split, header, prod
+from .source import (
+    ESIZE,
+    UB_BUDGET,
+    Src,
+    blocks_for,
+    ceil_to,
+    copy_in,
+    copy_out,
+    core_split,
+    header,
+    prod,
+)
 
 
 def _batch_offset(shape: tuple[int, ...], batch: tuple[int, ...], var: str) -> str:
@@ -108,8 +120,12 @@ def emit_matmul(step: Step, dtypes: dict[int, str], cube_cores: int,
 
 def emit_transpose(step: Step, dtypes: dict[int, str], cores: int,
                    title: str) -> tuple[str, int, int]:
+    """Each core owns a range of output elements. When the input fits in UB (the usual case:
+    weights, small activations) every core copies it in once and permutes on the scalar pipe
+    in UB (cheap per element); otherwise it reads GM element by element (slow)."""
     y = step.nodes[0]
     x = y.args[0]
+    dt = dtypes[storage(x).id]
     perm = y.attrs["perm"]
     total = y.size
     blocks, per_core = blocks_for(total, cores)
@@ -119,6 +135,8 @@ def emit_transpose(step: Step, dtypes: dict[int, str], cores: int,
         div = prod(y.shape[d + 1:])
         if y.shape[d] != 1:
             terms.append(f"i // {div} % {y.shape[d]} * {in_strides[p]}")
+    index = " + ".join(terms) or "0"
+    in_ub = ceil_to(total * ESIZE[dt], 32) <= UB_BUDGET // 2
     src = Src()
     header(src, title, [("UNITS", total, f"elements of {list(y.shape)}, over {blocks} cores")])
     src("@asc.jit", f"def {step.name}(x0: asc.GlobalAddress, y0: asc.GlobalAddress, "
@@ -126,8 +144,20 @@ def emit_transpose(step: Step, dtypes: dict[int, str], cores: int,
     src.indent()
     core_split(src, "UNITS")
     src("gx0 = asc.GlobalTensor()", "gx0.set_global_buffer(x0)", "gy0 = asc.GlobalTensor()",
-        "gy0.set_global_buffer(y0)", "for i in range(first, last):")
-    src.indent()
-    src(f"gy0.set_value(i, gx0.get_value({' + '.join(terms) or '0'}))")
-    del dtypes
+        "gy0.set_global_buffer(y0)")
+    if not in_ub:
+        src("for i in range(first, last):")
+        src(f"    gy0.set_value(i, gx0.get_value({index}))")
+        return src.text(), blocks, per_core
+    x_bytes = ceil_to(total * ESIZE[dt], 32)
+    src("pipe = asc.TPipe()", "buf = asc.TBuf(asc.TPosition.VECCALC)",
+        f"pipe.init_buffer(buf, {x_bytes + ceil_to(per_core * ESIZE[dt], 32)})",
+        f"xl = buf.get_with_offset(UNITS, 0, asc.{dt})",
+        f"yl = buf.get_with_offset(per_core, {x_bytes}, asc.{dt})")
+    copy_in(src, "xl", "gx0", "UNITS", dt, total * ESIZE[dt] % 32 == 0)
+    src("asc.set_flag(asc.HardEvent.MTE2_S, 0)", "asc.wait_flag(asc.HardEvent.MTE2_S, 0)",
+        "for i in range(first, last):")
+    src(f"    yl.set_value(i - first, xl.get_value({index}))")
+    src("asc.set_flag(asc.HardEvent.S_MTE3, 0)", "asc.wait_flag(asc.HardEvent.S_MTE3, 0)")
+    copy_out(src, "gy0[first:]", "yl", "last - first", dt, False)
     return src.text(), blocks, per_core

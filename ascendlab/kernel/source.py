@@ -62,19 +62,24 @@ def blocks_for(units: int, cores: int) -> tuple[int, int]:
     return -(-units // per_core), per_core
 
 
+def _paren(expr: str) -> str:
+    return f"({expr})" if " " in expr else expr
+
+
 def copy_in(src: Src, dst: str, gm: str, count: str, dtype: str, aligned: bool) -> None:
     if aligned:
         src(f"asc.data_copy({dst}, {gm}, {count})")
         return
-    src(f"asc.data_copy_pad({dst}, {gm}, asc.DataCopyExtParams(1, {count} * {ESIZE[dtype]}, "
-        f"0, 0, 0), asc.DataCopyPadExtParams(asc.{dtype}, False, 0, 0, 0))")
+    nbytes = f"{_paren(count)} * {ESIZE[dtype]}"
+    src(f"asc.data_copy_pad({dst}, {gm}, asc.DataCopyExtParams(1, {nbytes}, 0, 0, 0), "
+        f"asc.DataCopyPadExtParams(asc.{dtype}, False, 0, 0, 0))")
 
 
 def copy_out(src: Src, gm: str, local: str, count: str, dtype: str, aligned: bool) -> None:
     if aligned:
         src(f"asc.data_copy({gm}, {local}, {count})")
         return
-    src(f"asc.data_copy_pad({gm}, {local}, asc.DataCopyExtParams(1, {count} * "
+    src(f"asc.data_copy_pad({gm}, {local}, asc.DataCopyExtParams(1, {_paren(count)} * "
         f"{ESIZE[dtype]}, 0, 0, 0))")
 
 
