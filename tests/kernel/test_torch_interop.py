@@ -64,6 +64,7 @@ def test_inside_an_nn_module_one_sgd_step_lowers_the_loss():
     assert losses[-1] < losses[0]
 
 
+@pytest.mark.slow
 def test_gradcheck_inputs_and_parameters():
     mod = gated.to_torch()
     x = torch.randn(3, 12, dtype=torch.float64, requires_grad=True)
@@ -78,3 +79,43 @@ def test_torch_tensors_in_torch_tensors_out():
     y = gated(x)
     assert isinstance(y, torch.Tensor) and y.shape == (4, 8)
     np.testing.assert_allclose(y.numpy(), gated(x.numpy()), rtol=0, atol=0)
+
+
+def _compare_with_torch(mod, inputs, reference, atol=2e-3, rtol=2e-3):
+    """Run the module and a float64 torch reference on the same values; compare outputs and
+    the gradients of inputs and parameters (torch autograd on both sides)."""
+    xs = [torch.from_numpy(np.asarray(x)).requires_grad_(True) for x in inputs]
+    y = mod(*xs)
+    gy = torch.from_numpy(np.random.default_rng(0).standard_normal(tuple(y.shape)))
+    y.backward(gy.to(y.dtype))
+    xr = [x.detach().double().requires_grad_(True) for x in xs]
+    pr = {n: p.detach().double().requires_grad_(True) for n, p in mod.named_parameters()}
+    yr = reference(*xr, **pr)
+    yr.backward(gy.double())
+    torch.testing.assert_close(y.double(), yr, atol=atol, rtol=rtol)
+    for x, r in zip(xs, xr, strict=True):
+        torch.testing.assert_close(x.grad.double(), r.grad, atol=atol, rtol=rtol)
+    for n, p in mod.named_parameters():
+        torch.testing.assert_close(p.grad.double(), pr[n].grad, atol=atol, rtol=rtol)
+
+
+@pytest.mark.slow
+def test_examples_match_torch_autograd(examples):
+    def fusion(f, e, d, s, **p):
+        def weight(c, n):
+            v = c.mean((2, 3)) @ p[f"{n}_weight"] + p[f"{n}_bias"]
+            return torch.sigmoid(v)[:, :, None, None]
+        we, wd, ws = weight(e, "edge"), weight(d, "depth"), weight(s, "sem")
+        return (we * e + wd * d + ws * s + f) / (we + wd + ws + 1)
+
+    xs = examples.condition_inputs(b=2, c=16, h=4, w=4, seed=6)
+    _compare_with_torch(examples.adaptive_condition_fuse.to_torch(*xs), xs, fusion)
+
+    x = np.linspace(-5, 5, 512).astype(np.float16)
+    _compare_with_torch(examples.swish.to_torch(x), [x],
+                        lambda x, beta: x * torch.sigmoid(beta * x))
+
+    ins = examples.lora_inputs(o=16, i=24, r=4, seed=2)
+    _compare_with_torch(examples.lora_fuse.to_torch(*ins), ins,
+                        lambda w0, a, b, wts: w0 + (wts[:, None, None] * (b @ a)).sum(0),
+                        atol=1e-4, rtol=1e-4)
