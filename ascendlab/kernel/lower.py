@@ -118,12 +118,13 @@ def compile_graph(graph: Graph, dtypes: dict[int, str], op_name: str,
             raise NotImplementedError(f"lowering: no kernel for step kind {step.kind!r}")
         extra = (tiling,) if step.kind == "matmul" else (per_core,)
         filename = f"<ascend_kernel {op_name}: {step.name}>"
-        out.append(Lowered(step, source, filename, _exec(source, filename, step.name), blocks,
-                           extra))
+        kernel = exec_source(source, filename, step.name)
+        out.append(Lowered(step, source, filename, kernel, blocks, extra))
     return out
 
 
-def _exec(source: str, filename: str, name: str) -> Any:
+def exec_source(source: str, filename: str, name: str) -> Any:
+    """Register `source` in linecache under `filename`, exec it, return its kernel `name`."""
     lines = source.splitlines(keepends=True)
     linecache.cache[filename] = (len(source), None, lines, filename)
     scope: dict[str, Any] = {"__name__": f"ascendlab.kernel.generated.{name}"}

@@ -222,6 +222,20 @@ class AscendKernel:
         return "\n\n".join(f"# ---- {k.filename} ({k.blocks} cores) ----\n{k.source}"
                            for k in ks)
 
+    def edit_kernel(self, name: str, source: str, *args: Any, backward: bool = False) -> None:
+        """Replace the generated kernel `name` (e.g. "map_10") by an edited version of its
+        source (same function name and parameters); later calls with these shapes (default:
+        the latest call's) run the edited kernel."""
+        from .lower import exec_source
+
+        for k in self.kernels(*args, backward=backward):
+            if k.step.name == name:
+                k.kernel = exec_source(source, f"{k.filename[:-1]} (edited)>", name)
+                k.source = source
+                return
+        names = [k.step.name for k in self.kernels(*args, backward=backward)]
+        raise KeyError(f"{self.name}: no kernel {name!r}; the kernels are {names}")
+
     def graph(self, *args: Any, backward: bool = False) -> Graph:
         kind = "backward" if backward else "forward"
         return self._compiled(self._shapes(args), kind).graph

@@ -95,3 +95,23 @@ def test_out_is_written_in_place_by_the_kernel(examples):
     assert written  # the kernel's own stores filled `y`
     with pytest.raises(ascendlab.errors.DTypeError, match="out 'y' dtype"):
         examples.swish(x, out=np.zeros(2048, np.float32))
+
+
+def test_edited_kernel_source_runs(examples):
+    op = examples.swish
+    x = np.linspace(-4, 4, 4096).astype(np.float16)
+    op(x)
+    k = op.kernels()[0]
+    original = k.source
+    # a learner's edit: drop the final multiply by x (y = sigmoid(beta x))
+    edited = original.replace("asc.mul(t1, t0, t2, n)", "asc.adds(t1, t2, 0.0, n)")
+    assert edited != original
+    op.edit_kernel(k.step.name, edited)
+    try:
+        y = op(x)
+        np.testing.assert_allclose(y, 1 / (1 + np.exp(-x.astype(np.float64))), atol=2e-3)
+        assert ascendlab.last_run().trace[-1].file.endswith("(edited)>")
+    finally:
+        op.edit_kernel(k.step.name, original)
+    with pytest.raises(KeyError, match="no kernel 'map_9'"):
+        op.edit_kernel("map_9", original)
