@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from .analysis import MODEL_VERSION, SanitizerReport, sanitize  # registers the trace readers
+from .errors import ShapeError
+from .kernel import TensorSpec, ascend_kernel, grad
 from .runtime.chips import CHIPS, ChipSpec, get_chip
 from .runtime.launch import JITFunction, RunOptions, configure, last_run
 from .runtime.trace import Access, Event, Finding, Run, Sync
@@ -56,5 +58,6 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["CHIPS", "MODEL_VERSION", "Access", "ChipSpec", "Event", "Finding", "Run",
-           "RunOptions", "SanitizerReport", "Sync", "autotune", "configure", "get_chip",
-           "last_run", "launch", "profile", "sanitize"]
+           "RunOptions", "SanitizerReport", "ShapeError", "Sync", "TensorSpec", "ascend_kernel",
+           "autotune", "configure", "get_chip", "grad", "last_run", "launch", "profile",
+           "sanitize"]

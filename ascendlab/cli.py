@@ -10,6 +10,7 @@
     ascendlab challenge list | show N | start N [DIR]
     ascendlab lab [--no-browser] [--port PORT] [--dir DIR] [-- JUPYTER_ARGS]
     ascendlab doctor
+    ascendlab progress [--json] [--reset]
 """
 
 from __future__ import annotations
@@ -59,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
 
     add_challenge_parser(sub)  # challenge list / show / start
     _add_lab_parsers(sub)  # lab, doctor
+    from .tutorials.progress import add_parser as add_progress
+
+    add_progress(sub)  # progress (sets args.func)
     return p
 
 
@@ -209,6 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .grader.challenge_cli import cmd_challenge
 
         return cmd_challenge(args)
+    if getattr(args, "func", None) is not None:
+        return args.func(args)
     parser.print_help()
     return 2
 

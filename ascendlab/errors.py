@@ -102,3 +102,8 @@ class ContextError(AscendlabError, RuntimeError):
 
 class ExtraMissingError(ImportError):
     """An optional dependency is missing: the message names the extra that installs it."""
+
+
+class ShapeError(AscendlabError, ValueError):
+    """An operator's inputs do not match its TensorSpecs (rank, a symbolic dim bound elsewhere),
+    or a traced op's shapes do not fit (broadcasting, matmul's inner dims)."""
