@@ -111,7 +111,7 @@ class CostTable:
         ("reduce", 7.0),  # VEC: ReduceRepeat (WholeReduce) 128/7 half, 64/7 float
     )
     # instructions the VEC table gives a fixed element rate whatever the dtype (32 per cycle:
-    # 4 cycles per half repeat, 2 per float one): charged count / rate when that is more
+    # 4 cycles per half repeat, 2 per float one), when that is slower than their class
     vector_elements_per_cycle: tuple[tuple[str, float], ...] = (
         ("exp", 32.0), ("ln", 32.0), ("sqrt", 32.0), ("div", 32.0),
     )
@@ -252,7 +252,7 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
             by_core.setdefault(cores_of[run_start], []).extend(range(run_start, k))
             run_start = k
     i = -1
-    for core, pname, op, reads, writes, count, _dt, repeats, _f, _l, s, args in trace:
+    for core, pname, op, reads, writes, count, dt, repeats, _f, _l, s, args in trace:
         i += 1
         if s is not None or op in FRAMEWORK_OPS:
             memo_key = id(s) if s is not None else op + pname
@@ -314,17 +314,17 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
             gm = (reads or writes)[0].space == "GM"
             occ[i] = fixed[i] = table.scalar_gm if gm else table.scalar_local
         else:
-            vk = vec_memo.get(op)
+            vk = vec_memo.get((op, dt))
             if vk is None:
                 klass = VECTOR_OPS.get(op)
-                vk = vec_memo[op] = (None if klass is None else (
-                    vec_rate.get(klass, 1.0),
-                    2 if op in FMA_OPS else 0 if klass == "convert" or op == "duplicate" else 1,
-                    vec_epc.get(op, 0.0)))
+                epc = vec_epc.get(op)  # a fixed element rate: lanes of a repeat / rate cycles
+                vk = vec_memo[(op, dt)] = (None if klass is None else (
+                    max(vec_rate.get(klass, 1.0),
+                        2048 / int("".join(filter(str.isdigit, dt)) or 16) / epc if epc
+                        else 0.0),
+                    2 if op in FMA_OPS else 0 if klass == "convert" or op == "duplicate" else 1))
             if vk is not None:
                 work = repeats * vk[0]
-                if vk[2] and count / vk[2] > work:
-                    work = count / vk[2]
                 occ[i] = vsetup + work
                 fixed[i] = vsetup
                 lat[i] = vlat
