@@ -104,7 +104,7 @@ class CostTable:
         ("reduce", 7.0),  # VEC: ReduceRepeat (WholeReduce) 128/7 half, 64/7 float
     )
     # instructions the VEC table gives a fixed element rate whatever the dtype (32 per cycle:
-    # 4 cycles per half repeat, 2 per float one): charged count / rate when that is more
+    # 4 cycles per half repeat, 2 per float one), when that is slower than their class
     vector_elements_per_cycle: tuple[tuple[str, float], ...] = (
         ("exp", 32.0), ("ln", 32.0), ("sqrt", 32.0), ("div", 32.0),
     )
@@ -255,7 +255,7 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
     cross: set[int] = set()  # flags between cores: one FIFO shared by all cores
     fid = [-1] * n
     i = -1
-    for core, pname, op, reads, writes, count, _dt, repeats, _f, _l, s, args in trace:
+    for core, pname, op, reads, writes, count, dt, repeats, _f, _l, s, args in trace:
         i += 1
         klass = klass_of.get(op) or op_info(op).cost_class  # op_info: unregistered -> error
         if s is not None or klass == "framework":
@@ -318,14 +318,16 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
             gm = (reads or writes)[0].space == "GM"
             occ[i] = fixed[i] = table.scalar_gm if gm else table.scalar_local
         else:
-            vk = vec_memo.get(op)
+            vk = vec_memo.get((op, dt))
             if vk is None:
-                vk = vec_memo[op] = ((vec_rate.get(klass, 1.0), OPS[op].flops_per_elem,
-                                      vec_epc.get(op, 0.0)) if klass in VECTOR_CLASSES else ())
+                epc = vec_epc.get(op)  # a fixed element rate: lanes of a repeat / rate cycles
+                vk = vec_memo[(op, dt)] = ((
+                    max(vec_rate.get(klass, 1.0),
+                        2048 / int("".join(filter(str.isdigit, dt)) or 16) / epc if epc
+                        else 0.0),
+                    OPS[op].flops_per_elem) if klass in VECTOR_CLASSES else ())
             if vk:
                 work = repeats * vk[0]
-                if vk[2] and count / vk[2] > work:
-                    work = count / vk[2]
                 occ[i] = vsetup + work
                 fixed[i] = vsetup
                 lat[i] = vlat

@@ -9,6 +9,7 @@ import pytest
 
 import ascendlab
 from ascendlab.analysis.critical_path import analyze
+from ascendlab.runtime.launch import SESSION, RunOptions
 from ascendlab.tools.advisor import advise
 from ascendlab.tools.hotlines import hot_lines
 from ascendlab.tools.profile import bounds
@@ -18,11 +19,16 @@ from . import profile_kernels as K
 
 @pytest.fixture(scope="module")
 def battery():
-    """name -> (run, profile with the launcher) of every battery kernel."""
+    """name -> (run, profile with the launcher) of every battery kernel, on the default
+    session (a module fixture is built before the per-test session reset of conftest.py)."""
+    saved, SESSION.options = SESSION.options, RunOptions()
     out = {}
-    for name, (launcher, cfg, _want) in K.BATTERY.items():
-        run = launcher(**cfg)
-        out[name] = (run, ascendlab.profile(run, launcher=launcher, config=cfg))
+    try:
+        for name, (launcher, cfg, _want) in K.BATTERY.items():
+            run = launcher(**cfg)
+            out[name] = (run, ascendlab.profile(run, launcher=launcher, config=cfg))
+    finally:
+        SESSION.options = saved
     return out
 
 
