@@ -13,7 +13,6 @@ from typing import Any
 
 from .analysis import MODEL_VERSION, SanitizerReport, sanitize  # registers the trace readers
 from .errors import ShapeError
-from .kernel import TensorSpec, ascend_kernel, grad
 from .runtime.chips import CHIPS, ChipSpec, get_chip
 from .runtime.launch import JITFunction, RunOptions, configure, last_run
 from .runtime.trace import Access, Event, Finding, Run, Sync
@@ -43,17 +42,22 @@ def launch(kernel: JITFunction, block_num: int, *args: Any, chip: str | None = N
     return kernel.launch(block_num, args, kwargs, replace(SESSION.options, **changes))
 
 
-_SUBPACKAGES = frozenset({"adv", "analysis", "asc", "grader", "tools", "viz"})
+_SUBPACKAGES = frozenset({"adv", "analysis", "asc", "grader", "kernel", "ops", "tools", "viz"})
+# Python-first operators (ascendlab.kernel) load on first use: they import the adv library,
+# which a plain `import ascendlab` does not need
+_KERNEL_NAMES = frozenset({"TensorSpec", "ascend_kernel", "grad"})
 
 
 def __getattr__(name: str) -> Any:
     """`ascendlab.grader.check(...)` and `ascendlab.viz.timeline(...)` after a bare
     `import ascendlab`: subpackages load on first use (viz would pull in matplotlib otherwise
     only when drawing, the grader its sandbox)."""
-    if name in _SUBPACKAGES:
-        import importlib
+    import importlib
 
+    if name in _SUBPACKAGES:
         return importlib.import_module(f".{name}", __name__)
+    if name in _KERNEL_NAMES:
+        return getattr(importlib.import_module(".kernel", __name__), name)
     raise AttributeError(f"module 'ascendlab' has no attribute {name!r}")
 
 
