@@ -51,7 +51,10 @@ class ExerciseReport:
         if not self.passed and self.hint:
             out += ["", f"hint: {self.hint}"]
         if self.report is not None:
-            out += ["", "the grader's report:", str(self.report)]
+            # the grader's report without its headline and message (said above)
+            lines = str(self.report).splitlines()
+            rest = next((i for i, line in enumerate(lines) if line == "cases:"), len(lines))
+            out += ["", "the grader's report:"] + lines[rest:]
         if self.progress:
             out += ["", self.progress]
         return "\n".join(out)
