@@ -4,7 +4,7 @@ import ascendlab.asc as asc
 
 
 @asc.jit
-def gelu_tuned(x: asc.GlobalAddress, y: asc.GlobalAddress, block: int,
+def gelu(x: asc.GlobalAddress, y: asc.GlobalAddress, block: int,
                tile: asc.ConstExpr[int], buffers: asc.ConstExpr[int]):
     start = asc.get_block_idx() * block
     xg, yg = asc.GlobalTensor(), asc.GlobalTensor()
@@ -37,4 +37,4 @@ def gelu_tuned(x: asc.GlobalAddress, y: asc.GlobalAddress, block: int,
 
 def launch(x, y, core_num):
     cores, tile, buffers = 48, 2048, 2   # from ascendlab.autotune
-    gelu_tuned[cores](x, y, x.size // cores, tile, buffers)
+    gelu[cores](x, y, x.size // cores, tile, buffers)
