@@ -1,0 +1,27 @@
+"""Lesson 08, Operator fusion: LayerNorm + GeLU fused; the exercise fuses a residual add."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..exercise import Exercise, cases
+
+GELU_K = 1.702  # GeLU(x) ~ x * sigmoid(1.702 x) (Hendrycks & Gimpel 2016, section 2)
+
+
+def _residual_gelu(a: dict[str, np.ndarray]) -> np.ndarray:
+    n = a["x"] + a["r"]
+    return n / (1 + np.exp(-GELU_K * n))
+
+
+EXERCISES = (
+    Exercise(
+        id="08.residual_gelu", lesson=8, title="Fuse a residual add into GeLU: y = GeLU(x + r)",
+        inputs=("x", "r"), outputs=("y",), reference=_residual_gelu,
+        cases=cases((64, 1024), (8, 512), dtype="float32", perf=0),
+        requires=frozenset({"add", "exp", "div"}),
+        block_num=(8, 8),
+        hint="alloc from q_r, data_copy r's row, enque/deque it, asc.add(xl, xl, rl, cols), "
+             "free it, then muls(-1.702) / exp / adds(1) into work and div(yl, xl, work)",
+    ),
+)

@@ -1,0 +1,20 @@
+"""Lesson 09, Debugging: the pitfalls the sanitizer catches; the exercise fixes two sync bugs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..exercise import Exercise, cases
+
+EXERCISES = (
+    Exercise(
+        id="09.fix_pipeline", lesson=9, title="Fix the two synchronisation bugs of a pipeline",
+        inputs=("x",), outputs=("z",), reference=lambda a: np.maximum(a["x"], 0) * 2,
+        cases=cases((8 * 2 * 256,), (8 * 6 * 256,), dtype="float32", perf=1),
+        requires=frozenset({"relu", "muls"}),
+        block_num=(8, 8),
+        hint="the copy-out reads zl[b] that the vector unit writes: set_flag/wait_flag("
+             "V_MTE3, b) before it; the next relu into zl[b] must wait for this copy-out: "
+             "set_flag/wait_flag(MTE3_V, b) after it",
+    ),
+)
