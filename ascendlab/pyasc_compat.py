@@ -1,15 +1,64 @@
-"""Make `import asc` (and asc.runtime.config, asc.lib.runtime) resolve to ascendlab.asc, so an
-unmodified pyasc script runs on the emulator."""
+"""Make `import asc` (and asc.runtime.config, asc.lib.runtime, asc.language.*) resolve to
+ascendlab.asc, so an unmodified pyasc script runs on the emulator.
+
+pyasc defines its kernel API in the submodules of asc.language and re-exports it from asc;
+scripts and tests sometimes import a name from its defining module
+(`from asc.language.fwk.tpipe import TQueBind`). Each of those module paths is a view of asc
+here (asc.language.adv.* of asc.adv first): the same objects under pyasc's paths.
+"""
 
 from __future__ import annotations
 
+import importlib
 import importlib.abc
 import importlib.machinery
 import sys
+import types
 from typing import Any
 
-_ALIASED = ("asc", "asc.adv", "asc.runtime", "asc.runtime.config", "asc.lib",
-            "asc.lib.runtime", "asc.lib.host")
+_ALIASED = ("asc", "asc.adv", "asc.runtime", "asc.runtime.config", "asc.runtime.jit",
+            "asc.runtime.launcher", "asc.lib", "asc.lib.runtime", "asc.lib.host")
+
+# pyasc's asc.language package and its submodules (hicann/pyasc python/asc/language).
+_LANGUAGE = ("", ".adv", ".adv.activation", ".adv.math", ".adv.matmul", ".adv.normalization",
+             ".adv.quantization", ".adv.sort", ".adv.tiling", ".adv.types", ".adv.utils",
+             ".basic", ".basic.block_sync", ".basic.cache", ".basic.common", ".basic.data_copy",
+             ".basic.determine_compute_sync", ".basic.dump_tensor", ".basic.fixpipe",
+             ".basic.list_tensor", ".basic.mm", ".basic.proposal", ".basic.scalar",
+             ".basic.set_atomic", ".basic.sys_var", ".basic.utils", ".basic.vec_binary",
+             ".basic.vec_binary_scalar", ".basic.vec_brcb", ".basic.vec_cmpsel",
+             ".basic.vec_duplicate", ".basic.vec_gather", ".basic.vec_gather_mask",
+             ".basic.vec_reduce", ".basic.vec_scatter", ".basic.vec_ternary_scalar",
+             ".basic.vec_transpose", ".basic.vec_unary", ".basic.vec_vconv", ".core",
+             ".core.aipp_types", ".core.array", ".core.constexpr", ".core.dtype", ".core.enums",
+             ".core.ir_value", ".core.memory_allocator", ".core.ops", ".core.properties",
+             ".core.range", ".core.struct", ".core.tensor", ".core.types", ".core.utils",
+             ".fwk", ".fwk.tpipe", ".fwk.utils")
+LANGUAGE_MODULES = tuple("asc.language" + m for m in _LANGUAGE)
+
+
+class _LanguageView(types.ModuleType):
+    """pyasc's asc.language.X: its attributes are asc's (asc.adv's first under .adv)."""
+
+    def __init__(self, name: str, sources: tuple[types.ModuleType, ...]) -> None:
+        super().__init__(name, f"pyasc's {name}, a view of ascendlab.asc")
+        self.__path__: list[str] = []  # a package, so that its submodules import
+        self._sources = sources
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        for src in self._sources:
+            if attr in getattr(src, "__all__", ()) or attr in vars(src):
+                return getattr(src, attr)
+        for src in self._sources:
+            try:
+                return getattr(src, attr)  # a stub raising NotImplementedError when used
+            except AttributeError:
+                pass
+        # NotImplementedError, not AttributeError: `from ... import` would hide the message
+        raise NotImplementedError(f"{self.__name__}.{attr} is part of pyasc but ascendlab does "
+                                  "not emulate it (docs/emulated-api.md lists what is)")
 
 
 class _UnemulatedModules(importlib.abc.MetaPathFinder):
@@ -28,7 +77,14 @@ def install() -> None:
     """Alias pyasc's module names to ascendlab's (idempotent)."""
     importlib.import_module("ascendlab.asc")
     for name in _ALIASED:
-        sys.modules[name] = importlib.import_module("ascendlab." + name)
+        module = importlib.import_module("ascendlab." + name)
+        module.__name__ = name  # asc.__name__ == "asc", as a pyasc script expects
+        sys.modules[name] = module
+    asc, adv = sys.modules["asc"], sys.modules["asc.adv"]
+    for name in LANGUAGE_MODULES:
+        if name not in sys.modules:
+            is_adv = name.startswith("asc.language.adv")
+            sys.modules[name] = _LanguageView(name, (adv, asc) if is_adv else (asc,))
     if not any(isinstance(f, _UnemulatedModules) for f in sys.meta_path):
         sys.meta_path.append(_UnemulatedModules())
 
@@ -36,5 +92,9 @@ def install() -> None:
 def uninstall() -> None:
     """Remove the aliases (tests use this to leave the interpreter as they found it)."""
     for name in _ALIASED:
+        module = sys.modules.pop(name, None)
+        if module is not None:
+            module.__name__ = "ascendlab." + name
+    for name in LANGUAGE_MODULES:
         sys.modules.pop(name, None)
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _UnemulatedModules)]

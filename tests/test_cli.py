@@ -52,7 +52,8 @@ def test_unemulated_pyasc_module_is_named(tmp_path):
     script.write_text("from asc.language.core.dtype import KnownTypes\n")
     r = ascendlab("pyasc", str(script))
     assert r.returncode != 0
-    assert "asc.language is part of pyasc but ascendlab does not emulate it" in r.stderr
+    assert ("asc.language.core.dtype.KnownTypes is part of pyasc but ascendlab does not "
+            "emulate it") in r.stderr
 
 
 @pytest.mark.parametrize("args", [["--help"], ["pyasc", "--help"], ["chips"]])
