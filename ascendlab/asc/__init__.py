@@ -72,7 +72,7 @@ from ..runtime.properties import (
     Property,
     property,
 )
-from ..runtime.queue import TBuf, TPipe, TQue, TQueBind
+from ..runtime.queue import TBuf, TPipe, TQue, TQueBind, get_tpipe_ptr
 from ..runtime.queue import local_tensor_auto as LocalTensorAuto
 from ..runtime.shapeinfo import ShapeInfo, array
 from ..runtime.structs import Field, Struct

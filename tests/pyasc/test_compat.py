@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ascendlab import pyasc_compat
-from ascendlab.errors import KernelSyntaxError
+from ascendlab.errors import KernelSyntaxError, QueueError
 
 
 @pytest.fixture
@@ -109,3 +109,25 @@ def test_pow_on_runtime_values_is_rejected(asc):
 
     with pytest.raises(KernelSyntaxError, match=r"`\*\*=`"):
         aug_pow[1](x)
+
+
+def test_get_tpipe_ptr(asc):
+    @asc.jit
+    def events(out: asc.GlobalAddress):
+        pipe = asc.TPipe()
+        ptr = asc.get_tpipe_ptr()
+        g = asc.GlobalTensor()
+        g.set_global_buffer(out, 8)
+        g.set_value(0, ptr.alloc_event_id(asc.HardEvent.V_S))
+        g.set_value(1, pipe.alloc_event_id(asc.HardEvent.V_S))  # the same pipe: the next id
+
+    out = np.full(8, -1, np.int32)
+    events[1](out)
+    assert out[:2].tolist() == [0, 1]
+
+    @asc.jit
+    def no_pipe():
+        asc.get_tpipe_ptr()
+
+    with pytest.raises(QueueError, match="get_tpipe_ptr: this kernel has no TPipe yet"):
+        no_pipe[1]()
