@@ -61,6 +61,17 @@ class _LanguageView(types.ModuleType):
                                   "not emulate it (docs/emulated-api.md lists what is)")
 
 
+def _known_types(asc: types.ModuleType) -> type:
+    """pyasc's asc.language.core.dtype.KnownTypes: the dtypes as class attributes (its int1 and
+    bit are not emulated; its bool_ is int8)."""
+    names = ("void", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "uint8",
+             "uint16", "uint32", "uint64", "int_", "half", "float_", "double")
+    attrs = {n: getattr(asc, n) for n in names}
+    attrs["bool_"] = asc.int8
+    attrs["__doc__"] = _known_types.__doc__
+    return type("KnownTypes", (), attrs)
+
+
 class _UnemulatedModules(importlib.abc.MetaPathFinder):
     """Any other `asc.*` module is part of pyasc that ascendlab does not provide."""
 
@@ -85,6 +96,7 @@ def install() -> None:
         if name not in sys.modules:
             is_adv = name.startswith("asc.language.adv")
             sys.modules[name] = _LanguageView(name, (adv, asc) if is_adv else (asc,))
+    sys.modules["asc.language.core.dtype"].KnownTypes = _known_types(asc)
     if not any(isinstance(f, _UnemulatedModules) for f in sys.meta_path):
         sys.meta_path.append(_UnemulatedModules())
 
@@ -98,3 +110,44 @@ def uninstall() -> None:
     for name in LANGUAGE_MODULES:
         sys.modules.pop(name, None)
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _UnemulatedModules)]
+
+
+# torch's tensor factories that take device=, for npu_tensors_on_cpu.
+_TORCH_FACTORIES = ("tensor", "as_tensor", "zeros", "ones", "empty", "full", "arange", "rand",
+                    "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like",
+                    "full_like", "rand_like", "randn_like", "randint_like")
+
+
+def _cpu_if_npu(device: Any) -> Any:
+    text = str(device)
+    return "cpu" if text == "npu" or text.startswith("npu:") else device
+
+
+def npu_tensors_on_cpu(torch: Any) -> None:
+    """For `--emulate-npu`: torch tensors asked for on device "npu" are made on the CPU (where
+    the emulator reads them), and Tensor.to("npu") / Tensor.npu() keep them there. Idempotent."""
+    if getattr(torch, "_ascendlab_npu_on_cpu", False):
+        return
+
+    def factory(fn: Any) -> Any:
+        def made_on_cpu(*args: Any, **kwargs: Any) -> Any:
+            if "device" in kwargs:
+                kwargs["device"] = _cpu_if_npu(kwargs["device"])
+            return fn(*args, **kwargs)
+
+        made_on_cpu.__wrapped__ = fn
+        return made_on_cpu
+
+    for name in _TORCH_FACTORIES:
+        setattr(torch, name, factory(getattr(torch, name)))
+    to = torch.Tensor.to
+
+    def tensor_to(self: Any, *args: Any, **kwargs: Any) -> Any:
+        args = tuple(_cpu_if_npu(a) if isinstance(a, str) else a for a in args)
+        if "device" in kwargs:
+            kwargs["device"] = _cpu_if_npu(kwargs["device"])
+        return to(self, *args, **kwargs)
+
+    torch.Tensor.to = tensor_to
+    torch.Tensor.npu = lambda self, *a, **k: self
+    torch._ascendlab_npu_on_cpu = True

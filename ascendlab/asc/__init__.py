@@ -75,7 +75,7 @@ from ..runtime.properties import (
 from ..runtime.queue import TBuf, TPipe, TQue, TQueBind, get_tpipe_ptr
 from ..runtime.queue import local_tensor_auto as LocalTensorAuto
 from ..runtime.shapeinfo import ShapeInfo, array
-from ..runtime.structs import Field, Struct
+from ..runtime.structs import Field, Struct, StructField
 from ..runtime.sync import (
     ascend_is_aic,
     ascend_is_aiv,
