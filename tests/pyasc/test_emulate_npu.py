@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from ascendlab import pyasc_compat
 from ascendlab.asc.runtime import config
 from ascendlab.runtime.launch import SESSION
 
