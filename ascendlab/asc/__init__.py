@@ -105,6 +105,15 @@ from ..runtime.vector_reduce import (
     whole_reduce_min,
     whole_reduce_sum,
 )
+from ..runtime.vector_rows import (
+    BrcbRepeatParams,
+    block_reduce_max,
+    block_reduce_min,
+    block_reduce_sum,
+    brcb,
+    pair_reduce_sum,
+    repeat_reduce_sum,
+)
 from . import adv, lib, runtime  # noqa: F401 - asc.adv, asc.lib.runtime, asc.runtime.config
 from ._unemulated import UNEMULATED as _UNEMULATED
 from ._unemulated import unemulated as _unemulated
