@@ -98,3 +98,7 @@ class CoreTypeError(AscendlabError, RuntimeError):
 
 class ContextError(AscendlabError, RuntimeError):
     """A kernel-only API was called outside a running kernel."""
+
+
+class ExtraMissingError(ImportError):
+    """An optional dependency is missing: the message names the extra that installs it."""

@@ -47,10 +47,10 @@ class Launcher:
         """Copy the kernel's memory arguments back into the caller's arrays."""
         if os.environ.get("DRY_RUN"):
             return
-        _launch._copy_back(kernel.kernel, kernel.args, kernel.kwargs, kernel.allocs)
+        _launch._copy_back(kernel.args, kernel.kwargs, kernel.kernel, kernel.allocs)
 
 
-def _deliver(kernel: Any, args: tuple, kwargs: dict, allocs: dict) -> None:
+def _deliver(args: tuple, kwargs: dict, kernel: Any, allocs: dict) -> None:
     # looked up on the class at every launch, so unittest.mock.patch of Launcher.run applies
     Launcher(LaunchOptions()).run(EmulatedKernel(kernel, args, kwargs, allocs),
                                   kernel.__name__, args)
