@@ -1,7 +1,8 @@
 """The `ascendlab` command.
 
-    ascendlab pyasc [--strict] [--sanitize] [--chip CHIP] SCRIPT [ARGS...]
-    ascendlab pyasc [--strict] [--sanitize] [--chip CHIP] -m MODULE [ARGS...]  (-m pytest t.py)
+    ascendlab pyasc [--strict] [--sanitize] [--chip CHIP] [--emulate-npu] SCRIPT [ARGS...]
+    ascendlab pyasc [--strict] [--sanitize] [--chip CHIP] [--emulate-npu] -m MODULE [ARGS...]
+        (-m pytest t.py)
     ascendlab chips
     ascendlab grade CHALLENGE SUBMISSION|DIR [--json] [--scheduler ADDRESS] [--out FILE]
     ascendlab submit CHALLENGE SUBMISSION [--user NAME] [--db FILE]
@@ -36,8 +37,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Run a pyasc script (or `-m module`, e.g. `-m pytest tests.py`) with "
                     "`import asc` resolving to ascendlab and the Model backend meaning the "
                     "emulator. Memcheck findings are warnings unless --strict.",
-        usage="ascendlab pyasc [--strict] [--sanitize] [--chip CHIP] (SCRIPT | -m MODULE) "
-              "[ARGS...]")
+        usage="ascendlab pyasc [--strict] [--sanitize] [--chip CHIP] [--emulate-npu] "
+              "(SCRIPT | -m MODULE) [ARGS...]")
     run.add_argument("--strict", action="store_true",
                      help="raise on memcheck findings (out of bounds, 32 B rounding) instead "
                           "of warning, as tutorials and the grader do")
@@ -47,6 +48,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--chip", default=None,
                      help="emulated chip when the script does not call set_platform "
                           "(default Ascend910B1; see `ascendlab chips`)")
+    run.add_argument("--emulate-npu", action="store_true",
+                     help="run kernels launched for config.Backend.NPU on the emulator too "
+                          "(torch tensors made on device 'npu' stay on the CPU); prints a "
+                          "one-line notice")
     run.add_argument("-m", dest="module", default=None, metavar="MODULE",
                      help="run a library module as a script, like python -m")
     run.add_argument("target", nargs="*",
@@ -105,6 +110,8 @@ def _cmd_pyasc(args: argparse.Namespace) -> int:
     configure(**changes)
     warnings.simplefilter("default", MemcheckWarning)
     pyasc_compat.install()
+    if args.emulate_npu:
+        _emulate_npu()
     if args.module is not None:
         sys.argv = [args.module, *args.target]
         try:
@@ -123,6 +130,18 @@ def _cmd_pyasc(args: argparse.Namespace) -> int:
     except SystemExit as e:
         return _exit_code(e)
     return 0
+
+
+def _emulate_npu() -> None:
+    from . import pyasc_compat
+    from .asc.runtime import config
+
+    config.emulate_npu(True)
+    try:
+        import torch
+    except ImportError:
+        return  # numpy scripts need nothing more
+    pyasc_compat.npu_tensors_on_cpu(torch)
 
 
 def _exit_code(e: SystemExit) -> int:

@@ -49,10 +49,11 @@ def test_pyasc_failing_script_exit_code_and_missing_script():
 
 def test_unemulated_pyasc_module_is_named(tmp_path):
     script = tmp_path / "uses_language.py"
-    script.write_text("from asc.language.core.dtype import KnownTypes\n")
+    script.write_text("from asc.language.core.dtype import int1\n")
     r = ascendlab("pyasc", str(script))
     assert r.returncode != 0
-    assert "asc.language is part of pyasc but ascendlab does not emulate it" in r.stderr
+    assert ("asc.language.core.dtype.int1 is part of pyasc but ascendlab does not "
+            "emulate it") in r.stderr
 
 
 @pytest.mark.parametrize("args", [["--help"], ["pyasc", "--help"], ["chips"]])

@@ -72,10 +72,10 @@ from ..runtime.properties import (
     Property,
     property,
 )
-from ..runtime.queue import TBuf, TPipe, TQue, TQueBind
+from ..runtime.queue import TBuf, TPipe, TQue, TQueBind, get_tpipe_ptr
 from ..runtime.queue import local_tensor_auto as LocalTensorAuto
 from ..runtime.shapeinfo import ShapeInfo, array
-from ..runtime.structs import Field, Struct
+from ..runtime.structs import Field, Struct, StructField
 from ..runtime.sync import (
     ascend_is_aic,
     ascend_is_aiv,
@@ -104,6 +104,15 @@ from ..runtime.vector_reduce import (
     whole_reduce_max,
     whole_reduce_min,
     whole_reduce_sum,
+)
+from ..runtime.vector_rows import (
+    BrcbRepeatParams,
+    block_reduce_max,
+    block_reduce_min,
+    block_reduce_sum,
+    brcb,
+    pair_reduce_sum,
+    repeat_reduce_sum,
 )
 from . import adv, lib, runtime  # noqa: F401 - asc.adv, asc.lib.runtime, asc.runtime.config
 from ._unemulated import UNEMULATED as _UNEMULATED

@@ -18,7 +18,9 @@ UNEMULATED_ADV: frozenset[str] = frozenset("""
 MatmulApiStaticTiling RmsNormTiling rmsnorm quant concat extract softmax_flash_v2 get_api_tiling
 get_normal_config get_mdl_config get_special_mdl_config get_ib_share_norm_config acos acosh
 asin asinh atan atanh cos cosh sin sinh tan tanh erf erfc digamma lgamma log ceil floor frac
-round trunc sign power xor axpy exp swiglu
+round trunc sign power xor axpy exp swiglu MatmulBatchParams MatmulFuncParams
+MatmulQuantParams MatmulShapeParams QuantConfig get_basic_config get_matmul_api_tiling
+get_mm_config get_special_basic_config
 """.split())
 
 __all__ = ["Matmul", "MatmulConfig", "MatmulType", "SoftmaxTiling", "TCubeTiling",

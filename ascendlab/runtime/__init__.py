@@ -19,7 +19,8 @@ from . import (
     vector_cast,
     vector_cmpsel,
     vector_reduce,
+    vector_rows,
 )
 
 __all__ = ["cube", "cube_fixpipe", "dma", "queue", "sync", "tensor", "tpipe", "vector",
-           "vector_cast", "vector_cmpsel", "vector_reduce"]
+           "vector_cast", "vector_cmpsel", "vector_reduce", "vector_rows"]

@@ -165,7 +165,7 @@ def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
     isz = dt.itemsize
     want = count * isz
     nbytes = want & ~31
-    if nbytes != want:
+    if nbytes != want or count < 0:  # -8 x float32 is a multiple of 32 B too
         if count < 0:
             raise ParamError(f"data_copy: count must be >= 0, got {count} "
                              f"{_core.where(c, frame)}")

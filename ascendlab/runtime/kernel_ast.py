@@ -46,6 +46,18 @@ def c_mod(a: Any, b: Any) -> Any:
     return a % b
 
 
+def c_pow(a: Any, b: Any) -> Any:
+    """pyasc folds `**` on compile-time constants and rejects it on runtime values. The emulator
+    rejects the runtime values it can tell apart (a float read in the kernel is a numpy scalar,
+    a struct field a CInt); Python ints and floats pass (an int read from memory is one too)."""
+    for v in (a, b):
+        if type(v) not in (int, float, bool):
+            raise NotImplementedError(f"`**` on a runtime value ({type(v).__name__} {v!r}): "
+                                      "pyasc evaluates `**` only on compile-time constants "
+                                      "(multiply explicitly)")
+    return a ** b
+
+
 def while_loop(obj: Any) -> Any:
     """`with mm.iterate() as count:` is a while loop in pyasc: iterate the object."""
     if not hasattr(obj, "__iter__"):
@@ -55,8 +67,16 @@ def while_loop(obj: Any) -> Any:
 
 
 _HELPERS = {"__asc_div": c_div, "__asc_floordiv": c_floordiv, "__asc_mod": c_mod,
-            "__asc_while": while_loop}
-_OPS = {ast.Div: "__asc_div", ast.FloorDiv: "__asc_floordiv", ast.Mod: "__asc_mod"}
+            "__asc_while": while_loop, "__asc_pow": c_pow}
+_OPS = {ast.Div: "__asc_div", ast.FloorDiv: "__asc_floordiv", ast.Mod: "__asc_mod",
+        ast.Pow: "__asc_pow"}
+
+
+def _literal(node: ast.AST) -> bool:
+    """A number written in the source (possibly negated)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
 class _Rewriter(ast.NodeTransformer):
@@ -74,8 +94,8 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
         self.generic_visit(node)
-        if isinstance(node.op, ast.Pow):
-            self._reject(node, "`**`", "multiply explicitly")
+        if isinstance(node.op, ast.Pow) and _literal(node.left) and _literal(node.right):
+            return node  # 2**64 - 1: a constant, folded by Python
         name = _OPS.get(type(node.op))
         if name is None:
             return node

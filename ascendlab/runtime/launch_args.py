@@ -111,16 +111,34 @@ def _convert_args(kernel: JITFunction, args: tuple, kwargs: dict) -> tuple[list,
                                   "int32 that pyasc passes scalars as")
             scalars[name] = v
             values.append(v)
-        elif isinstance(value, float):
-            scalars[name] = np.float32(value)
-            values.append(np.float32(value))
+        elif isinstance(value, float):  # np.float64 included
+            f32 = _float32_arg(kernel, name, value)
+            scalars[name] = f32
+            values.append(f32)
         elif isinstance(value, np.generic):
+            if isinstance(value, np.integer) and value.dtype.itemsize == 8 and not (
+                    -2**31 <= int(value) < 2**31):  # the same check as a Python int's
+                raise LaunchError(f"{kernel.__name__}: {value.dtype} argument {name}="
+                                  f"{int(value)} does not fit int32 (ascendlab checks 64-bit "
+                                  "numpy ints as it checks Python ints)")
             scalars[name] = value
             values.append(value)
         else:
             raise TypeError(f"Argument type in JIT function is not supported: "
                             f"{type(value).__name__} ({kernel.__name__} argument {name!r})")
     return values, allocs, scalars
+
+
+def _float32_arg(kernel: JITFunction, name: str, value: float) -> np.float32:
+    """A float argument as the float32 pyasc passes; a finite value beyond float32's range is
+    an error rather than a silent inf."""
+    with np.errstate(over="ignore"):
+        f32 = np.float32(value)
+    if np.isinf(f32) and np.isfinite(value):
+        raise LaunchError(f"{kernel.__name__}: float argument {name}={value!r} does not fit the "
+                          f"float32 that pyasc passes floats as (|x| <= "
+                          f"{float(np.finfo(np.float32).max):.6g})")
+    return f32
 
 
 def _copy_back(args: tuple, kwargs: dict, kernel: JITFunction, allocs: dict) -> None:

@@ -329,6 +329,7 @@ class TBuf(TQueBind):
 
 
 # TPipe (the slots' carver) and the library buffers at the top of memory live in tpipe.py
-from .tpipe import TPipe, local_tensor_auto, reserve_top  # noqa: E402
+from .tpipe import TPipe, get_tpipe_ptr, local_tensor_auto, reserve_top  # noqa: E402
 
-__all__ = ["TBuf", "TPipe", "TQue", "TQueBind", "local_tensor_auto", "reserve_top"]
+__all__ = ["TBuf", "TPipe", "TQue", "TQueBind", "get_tpipe_ptr", "local_tensor_auto",
+           "reserve_top"]

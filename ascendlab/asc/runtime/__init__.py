@@ -1,3 +1,4 @@
-"""pyasc's `asc.runtime` package: only `asc.runtime.config` is part of the kernel API."""
+"""pyasc's `asc.runtime` package: config (backends, platforms), jit (the decorator and the
+MockTensor / MockValue placeholders) and launcher (Launcher.run, the last step of a launch)."""
 
-from . import config  # noqa: F401
+from . import config, jit, launcher  # noqa: F401
