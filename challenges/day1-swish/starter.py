@@ -50,6 +50,6 @@ def swish_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, n: int, per_core: i
 
 def launch(x, y, beta, core_num):
     n = x.size
-    per_core = -(-(-(-n // core_num)) // 16) * 16  # 32 B aligned starts on every core
+    per_core = ((n + core_num - 1) // core_num + 15) // 16 * 16  # 32 B aligned starts
     blocks = -(-n // per_core)
     swish_kernel[blocks, asc.lib.runtime.current_stream()](x, y, n, per_core, beta, TILE)

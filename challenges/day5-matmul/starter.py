@@ -44,10 +44,8 @@ def matmul_kernel(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddre
         tm = min(bm, m - m0)
         tn = min(bn, n - n0)
         m1 = (tm + 15) // 16
-        n1 = (tn + 15) // 16
         for k0 in range(0, k, bk):
             tk = min(bk, k - k0)
-            k1 = (tk + 15) // 16
             k_step(ag, bg, a1, b1, a2, b2, co1, m0, n0, k0, tm, tn, tk, k, n)
         asc.set_flag(E.M_FIX, 0)
         asc.wait_flag(E.M_FIX, 0)

@@ -51,6 +51,6 @@ def swish_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, n: int, per_core: i
 def launch(x, y, beta, core_num):
     n = x.size
     cores = 1 if SLOW else core_num
-    per_core = -(-(-(-n // cores)) // 16) * 16  # 32 B aligned starts
+    per_core = ((n + cores - 1) // cores + 15) // 16 * 16  # 32 B aligned starts
     blocks = -(-n // per_core)
     swish_kernel[blocks, asc.lib.runtime.current_stream()](x, y, n, per_core, beta, TILE)
