@@ -102,6 +102,6 @@ SPEC = C.ShapedSpec(
     public_cases=PUBLIC,
     hidden_cases=hidden_cases,
     rules=Rules(chips=("Ascend910B2",), core_kind="aic", allowed_ops=OPS),
-    tiers=Tiers(gold=4.5, silver=9.0),  # the cube time keeps every kernel above the bound
+    tiers=Tiers(gold=3.2, silver=8.0),  # single-buffered on 24 cores: ~4x
     limits=Limits(wall_s=60.0, cpu_s=60.0, memory_mb=2048),
 )
