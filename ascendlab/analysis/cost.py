@@ -131,6 +131,10 @@ class CostResult:
     active_cores: int
     serial_cycles: int  # every instruction of every core one after another: an upper bound
     deadlocked: list[int] = field(default_factory=list)  # waits never satisfied (trace indices)
+    # per trace event: when the scalar unit dispatched it to its pipe's queue (S-pipe work:
+    # when it ran), and the fixed part of its occupancy (setup; the rest is work / throughput)
+    issue: list[float] = field(default_factory=list)
+    fixed: list[float] = field(default_factory=list)
 
     @property
     def efficiency(self) -> float:
@@ -185,6 +189,7 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     cost = [0.0] * n  # scalar-unit cycles: dispatch, or the S-pipe work itself
     occ = [0.0] * n  # cycles the instruction occupies its pipe
     lat = [0.0] * n  # cycles from leaving the pipe to the result being ready
+    fixed = [0.0] * n  # the setup part of occ (the profiler's fixed-cost vs throughput split)
     port = [0.0] * n  # cycles it occupies its core's GM port (< 0: its L2 port, see GM reads)
     by_core: dict[int, list[int]] = {}
     bytes_moved: dict[tuple[str, str], int] = {}
@@ -226,6 +231,7 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
                     cross.add(f)
                 got = edge_memo[memo_key] = (k, o, c, f, pipe_ix[pname])
             kind[i], occ[i], cost[i], fid[i], pipe[i] = got
+            fixed[i] = occ[i]
             continue
         pk = pipe[i] = pipe_ix[pname]
         if op in DMA_OPS:
@@ -253,15 +259,17 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
                 got = dma_cache[key] = _dma_cost(table, chip, src, dst, moved, repeats,
                                                  rd_rate, wr_rate)
             occ[i], lat[i], port[i] = got
+            fixed[i] = occ[i] - port[i] if port[i] else table.dma_setup
         elif op == "mmad":
             steps = repeats / dict(args).get("rate", 1.0)  # 16x16x16 fp16 steps per cycle
             occ[i] = table.cube_setup + steps
+            fixed[i] = table.cube_setup
             lat[i] = table.cube_latency
             cube_work += steps
             flops += 2 * count
         elif op == "get_value" or op == "set_value":
             gm = (reads or writes)[0].space == "GM"
-            occ[i] = table.scalar_gm if gm else table.scalar_local
+            occ[i] = fixed[i] = table.scalar_gm if gm else table.scalar_local
         else:
             vk = vec_memo.get(op)
             if vk is None:
@@ -272,6 +280,7 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
             if vk is not None:
                 work = repeats * vk[0]
                 occ[i] = vsetup + work
+                fixed[i] = vsetup
                 lat[i] = vlat
                 vec_work += work
                 flops += vk[1] * count
@@ -298,6 +307,7 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
             got = dma_cache[dkey] = _dma_cost(table, chip, "GM", dst, moved, repeats, rd_rate,
                                               wr_rate, hit, l2_rate)
         occ[i], lat[i], port[i] = got
+        fixed[i] = occ[i] - port[i]
         if hit * 2 > moved:  # mostly L2 hits: the transfer takes the core's L2 port
             port[i] = -port[i]
         gm_read -= int(hit)
@@ -352,7 +362,8 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
         memory_cycles=memory, vector_cycles=vector, cube_cycles=cube,
         bound_cycles=int(bound), bound=bound_name, active_cores=active,
         serial_cycles=int(round(serial)),
-        deadlocked=sorted(i for sim in sims.values() for i in sim.stuck))
+        deadlocked=sorted(i for sim in sims.values() for i in sim.stuck),
+        issue=[issue.get(i, start[i]) for i in range(n)], fixed=fixed)
 
 
 def _edge_cost(op: str, pname: str, s: Any, table: CostTable) -> tuple[int, float, float]:

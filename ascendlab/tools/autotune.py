@@ -63,6 +63,7 @@ def autotune(launcher: Callable[..., Any], space: dict[str, list[Any]], *,
     AssertionError to reject a configuration that computes a wrong result.
     """
     from ..runtime.launch import last_run
+    from .profile import remember_launch
 
     names = list(space)
     for k, v in space.items():
@@ -78,6 +79,7 @@ def autotune(launcher: Callable[..., Any], space: dict[str, list[Any]], *,
             try:
                 run = launcher(**config)
                 run = run if run is not None else last_run()
+                remember_launch(run, launcher, config)
                 if check is not None:
                     check(run)
                 trial.cycles = run.cycles

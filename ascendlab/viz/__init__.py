@@ -5,6 +5,7 @@
     viz.memory_access(run)     # GM address x time heatmaps; UB/L1/L0 occupancy vs capacity
     viz.timeline(run)          # per core x pipe lanes, bars, sync arrows, idle gaps, zoom
     viz.roofline(run, *more)   # the chip's roofline with the runs' points
+    viz.hotspots(run)          # the kernel's source, each line's share of the critical path
     viz.compare(want, got)     # error heatmap/histogram, worst elements, precision verdict
     viz.explore(launcher, tile=[256, 1024], buffers=[1, 2])   # sliders that re-run a kernel
 
@@ -18,8 +19,9 @@ from __future__ import annotations
 from .access import memory_access
 from .compare import compare
 from .explorer import explore
+from .hotspots import hotspots
 from .roofline import roofline
 from .tiling import tiling
 from .timeline_view import timeline
 
-__all__ = ["compare", "explore", "memory_access", "roofline", "tiling", "timeline"]
+__all__ = ["compare", "explore", "hotspots", "memory_access", "roofline", "tiling", "timeline"]

@@ -94,11 +94,13 @@ class Explorer(View):
 
     def _run(self) -> None:
         from ..runtime.launch import last_run
+        from ..tools.profile import remember_launch
 
         m = self.model
         try:
             run = self.launcher(**m.values)
             run = run if run is not None else last_run()
+            remember_launch(run, self.launcher, m.values)  # profile(run) can re-run variants
             cost = run.cost
         except AscendlabError as e:
             self.run, self.timeline = None, None
