@@ -1,5 +1,7 @@
 """Day 1 starter: swish, y = x / (1 + exp(-beta x)). The host side and the data movement are
-written; the math between the two queues is yours (see README.md, "Hints")."""
+written; the math between the two queues is yours (see README.md, "Hints").
+The FILL ME IN helper is a plain function so that it can raise; once it is filled in,
+decorate it with @asc.jit (pyasc compiles every function a kernel calls)."""
 
 import ascendlab.asc as asc
 

@@ -1,5 +1,7 @@
 """Day 2 starter: y = gelu_tanh(x + bias). Rows over the cores, whole rows per tile and
-the data movement are written; the math is yours (README.md, "Hints")."""
+the data movement are written; the math is yours (README.md, "Hints").
+The FILL ME IN helper is a plain function so that it can raise; once it is filled in,
+decorate it with @asc.jit (pyasc compiles every function a kernel calls)."""
 
 import ascendlab.asc as asc
 

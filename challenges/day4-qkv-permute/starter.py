@@ -1,5 +1,7 @@
 """Day 4 starter: q, k, v (b, h, s, d) from qkv (b, s, 3*h*d). The work split is written;
-the strided copies are yours (README.md, "Hints")."""
+the strided copies are yours (README.md, "Hints").
+The FILL ME IN helper is a plain function so that it can raise; once it is filled in,
+decorate it with @asc.jit (pyasc compiles every function a kernel calls)."""
 
 import ascendlab.asc as asc
 

@@ -1,5 +1,7 @@
 """Day 5 starter: c = a @ b on the cube cores. Tiles, flags around them and the fixpipe
-are written; one K step of the cube path is yours (README.md, "Hints")."""
+are written; one K step of the cube path is yours (README.md, "Hints").
+The FILL ME IN helper is a plain function so that it can raise; once it is filled in,
+decorate it with @asc.jit (pyasc compiles every function a kernel calls)."""
 
 import ascendlab.asc as asc
 

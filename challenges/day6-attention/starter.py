@@ -1,6 +1,8 @@
 """Day 6 starter: one attention head with an online softmax. The two Matmuls (cube), the
 buffers, the copy of p to GM and the final 1 / l are written; the online softmax of one key
-tile is yours (README.md, "Hints")."""
+tile is yours (README.md, "Hints").
+The FILL ME IN helper is a plain function so that it can raise; once it is filled in,
+decorate it with @asc.jit (pyasc compiles every function a kernel calls)."""
 
 import numpy as np
 

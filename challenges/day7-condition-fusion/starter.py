@@ -1,5 +1,7 @@
 """Day 7 starter: adaptive condition fusion. Phase 1 (partial sums, sync_all) and phase 3
-(the fused pass) are written; phase 2, the per-channel weights, is yours (README.md, "Hints")."""
+(the fused pass) are written; phase 2, the per-channel weights, is yours (README.md, "Hints").
+The FILL ME IN helper is a plain function so that it can raise; once it is filled in,
+decorate it with @asc.jit (pyasc compiles every function a kernel calls)."""
 
 import numpy as np
 

@@ -47,7 +47,7 @@ def test_hidden_cases_come_from_the_secret_and_include_a_perf_case(day):
     assert [x.seed for x in a if x.hidden] != [x.seed for x in c if x.hidden]
     perf = [x for x in a if x.perf]
     assert len(perf) == 1 and perf[0].size == max(x.size for x in a)
-    assert min(x.size for x in a if x.hidden) <= 3
+    assert any(min(x.shape) <= 3 for x in a if x.hidden)  # a 1-3 long dimension
 
 
 @pytest.mark.parametrize("day", DAYS, ids=IDS)
