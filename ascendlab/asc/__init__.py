@@ -15,6 +15,7 @@ from ..adv.matmul import set_sys_workspace
 from ..runtime import dma as _dma
 from ..runtime import vector as _vec
 from ..runtime.cube import fixpipe, load_data, mmad
+from ..runtime.debug import dump_tensor, printf
 from ..runtime.dtypes import (
     DataType,
     double,

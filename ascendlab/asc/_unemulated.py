@@ -16,7 +16,7 @@ UNEMULATED: frozenset[str] = frozenset("""
 data_sync_barrier get_hccl_context get_sys_workspace set_aipp_functions set_atomic_add
 set_atomic_max set_atomic_min set_atomic_none set_atomic_type set_hccl_context set_hf32_mode
 set_hf32_trans_mode set_mm_layout_transform data_cache_clean_and_invalid
-get_icache_preload_status icache_preload transpose trans_data_to_5hd copy dump_tensor printf
+get_icache_preload_status icache_preload transpose trans_data_to_5hd copy
 print_time_stamp dump_acc_chk_point scalar_cast scalar_get_sff_value get_arch_version
 get_program_counter get_system_cycle trap add_deq_relu bilinear_interpolation mul_cast
 add_relu_cast sub_relu_cast gather_mask get_gather_mask_remain_count brcb gather gatherb

@@ -26,6 +26,7 @@ from .challenge import load_challenge
 from .grade import GradeOptions, grade
 from .report import Report
 from .submission import load_submission
+from .text import clean
 
 SUFFIXES = (".py", ".ipynb")
 
@@ -157,7 +158,7 @@ def summary_rows(reports: Iterable[Report]) -> list[dict[str, Any]]:
                      "tier": r.tier or "", "cycles": p.cycles if p else "",
                      "bound_cycles": p.bound_cycles if p else "",
                      "ratio": round(p.ratio, 4) if p else "", "chip": p.chip if p else "",
-                     "message": r.message.splitlines()[0] if r.message else ""})
+                     "message": r.message})  # whole (CSV quotes newlines)
     return rows
 
 
@@ -181,9 +182,10 @@ def render_summary(reports: list[Report]) -> str:
     out = [f"{'submission':<{width}}  {'verdict':<16} {'tier':<7} {'cycles':>10}  message"]
     for r in rows:
         cyc = f"{r['cycles']:,}" if r["cycles"] != "" else ""
+        first = r["message"].splitlines()[0] if r["message"] else ""
         out.append(f"{r['submission']:<{width}}  {r['verdict']:<16} {r['tier']:<7} {cyc:>10}  "
-                   f"{r['message'][:80]}")
-    return "\n".join(out)
+                   f"{first[:80]}")
+    return clean("\n".join(out))
 
 
 __all__ = ["DaskExecutor", "Executor", "Job", "LocalExecutor", "SerialExecutor",

@@ -121,8 +121,11 @@ class Limits:
     cpu_s: float = 60.0  # CPU seconds (RLIMIT_CPU)
     memory_mb: int = 2048  # address space (RLIMIT_AS)
     output_kb: int = 64  # stdout/stderr kept per stream
-    file_mb: int = 512  # largest file the process may write (its trace records)
+    file_mb: int = 512  # largest file the process may write (RLIMIT_FSIZE)
+    disk_mb: int = 256  # size of each private tmpfs (work folder, /tmp, /var/tmp, /dev/shm)
     max_events: int = 2_000_000  # per case
+    record_mb: int = 64  # one case record through the record channel (honest: ~1 MiB)
+    records_mb: int = 256  # all records of one job
 
 
 @dataclass(frozen=True, kw_only=True)

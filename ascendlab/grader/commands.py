@@ -3,12 +3,30 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import json
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from .report import Verdict
+
+# Exit codes of `ascendlab grade` and `ascendlab submit` (docs/grader.md)
+EXIT_ACCEPTED = 0
+EXIT_NOT_ACCEPTED = 1  # any verdict but ACCEPTED (WRONG_ANSWER, RULE_VIOLATION, ...)
+EXIT_USAGE = 2  # bad arguments: no such file, unknown challenge
+EXIT_INTERNAL = 3  # INTERNAL_ERROR: the grader failed, not the submission
+EXIT_LEADERBOARD = 4  # submit: graded (report printed) but the leaderboard was not written
+EXIT_CODES = f"""exit codes:
+  {EXIT_ACCEPTED}  ACCEPTED
+  {EXIT_NOT_ACCEPTED}  graded, not accepted (WRONG_ANSWER, RULE_VIOLATION, TIME_LIMIT, ...)
+  {EXIT_USAGE}  usage error (no such file, unknown challenge)
+  {EXIT_INTERNAL}  INTERNAL_ERROR: the grader itself failed
+  {EXIT_LEADERBOARD}  submit only: the report was printed but the leaderboard could not be written
+"""
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -17,7 +35,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "grade", help="grade a submission (or a folder of them) against a challenge",
         description="Grade SUBMISSION (.py or .ipynb) on CHALLENGE (a name under challenges/ "
                     "or a folder) in a sandbox; a folder grades every submission in it in "
-                    "parallel and writes a summary.")
+                    "parallel and writes a summary.",
+        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     g.add_argument("challenge")
     g.add_argument("submission", help="a .py / .ipynb file, or a folder of them")
     g.add_argument("--json", action="store_true", help="print the report(s) as JSON")
@@ -32,10 +51,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     s = sub.add_parser("submit", help="grade a submission and record it on the leaderboard",
                        description="Grade SUBMISSION on CHALLENGE; when ACCEPTED, record its "
-                                   "verified cycles on the leaderboard.")
+                                   "verified cycles on the leaderboard. The report is printed "
+                                   "even when the leaderboard cannot be written.",
+                       epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("challenge")
     s.add_argument("submission")
-    s.add_argument("--user", default=None, help="leaderboard name (default: your login)")
+    s.add_argument("--user", default=None, help="leaderboard name (default: your login): "
+                                                "1-32 letters, digits, '_', '.', '-'")
     s.add_argument("--db", default=None, help="leaderboard file (default: "
                                               "$ASCENDLAB_LEADERBOARD or the user data dir)")
     s.add_argument("--json", action="store_true")
@@ -46,10 +68,30 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     lb.add_argument("--json", action="store_true")
 
 
+@contextlib.contextmanager
+def _terminable() -> Iterator[None]:
+    """SIGTERM / SIGHUP end the command like Ctrl-C does: as an exception, so that the
+    sandboxed child is killed and the job folder removed on the way out (SIGKILL cannot be
+    caught: the child dies with us, and the next grade sweeps the folder)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
 def _exit(verdict: Verdict) -> int:
     if verdict == Verdict.ACCEPTED:
-        return 0
-    return 3 if verdict == Verdict.INTERNAL_ERROR else 1
+        return EXIT_ACCEPTED
+    return EXIT_INTERNAL if verdict == Verdict.INTERNAL_ERROR else EXIT_NOT_ACCEPTED
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -60,15 +102,16 @@ def cmd_grade(args: argparse.Namespace) -> int:
         ch = load_challenge(args.challenge)
     except (FileNotFoundError, ImportError, TypeError) as e:
         print(f"ascendlab grade: {e}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     opts = GradeOptions(public_only=args.public_only)
     target = Path(args.submission)
     if target.is_dir():
         return _grade_dir(ch, target, opts, args)
     if not target.is_file():
         print(f"ascendlab grade: no such file: {target}", file=sys.stderr)
-        return 2
-    report = grade(ch, target, opts)
+        return EXIT_USAGE
+    with _terminable():
+        report = grade(ch, target, opts)
     print(report.to_json(indent=1) if args.json else report)
     return _exit(report.verdict)
 
@@ -112,27 +155,41 @@ def _grade_dir(ch, target: Path, opts, args: argparse.Namespace) -> int:  # noqa
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
+    import sqlite3
+
     from .grade import grade
-    from .leaderboard import Leaderboard
+    from .leaderboard import Leaderboard, default_path
 
     path = Path(args.submission)
     if not path.is_file():
         print(f"ascendlab submit: no such file: {path}", file=sys.stderr)
-        return 2
-    report = grade(args.challenge, path)
+        return EXIT_USAGE
+    with _terminable():
+        report = grade(args.challenge, path)
     user = args.user or getpass.getuser()
-    lb = Leaderboard(args.db)
-    written = lb.record(report, user, source=path.read_text(errors="replace"))
+    where = Path(args.db).expanduser() if args.db else default_path()
+    written, error = 0, None
+    try:  # whatever happens to the leaderboard, the grade is printed below
+        lb = Leaderboard(args.db)
+        where = lb.path
+        written = lb.record(report, user, source=path.read_text(errors="replace"))
+    except (ValueError, OSError, sqlite3.Error) as e:
+        error = f"{type(e).__name__}: {e}"
     if args.json:
         d = report.to_dict()
-        d["leaderboard"] = {"recorded": written, "path": str(lb.path), "user": user}
+        d["leaderboard"] = {"recorded": written, "path": str(where), "user": user,
+                            "error": error}
         print(json.dumps(d, default=str, indent=1))
     else:
         print(report)
         if written:
-            print(f"\nrecorded on the leaderboard as {user!r} ({lb.path})")
-        else:
+            print(f"\nrecorded on the leaderboard as {user!r} ({where})")
+        elif error is None:
             print("\nnot recorded: only ACCEPTED submissions enter the leaderboard")
+    if error is not None:
+        print(f"ascendlab submit: the grade above was NOT recorded on the leaderboard {where}: "
+              f"{error}", file=sys.stderr)
+        return EXIT_LEADERBOARD
     return _exit(report.verdict)
 
 

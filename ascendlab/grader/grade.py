@@ -15,12 +15,9 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import shutil
-import stat
-import tempfile
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +25,7 @@ import numpy as np
 
 from ..analysis.cost import MODEL_VERSION
 from ..runtime.chips import get_chip
+from . import isolation
 from . import rules as _rules
 from .challenge import Challenge, Limits, load_challenge
 from .judge import CaseJob, judge_case
@@ -44,7 +42,9 @@ class GradeOptions:
     secret: int | None = None  # hidden-case seed; None draws a fresh one (secrets module)
     limits: Limits | None = None  # override the challenge's limits
     static_rules: bool = True  # the source check (rules.check_source) before running
-    namespaces: bool = True  # use unshare where available
+    namespaces: bool = True  # isolate in namespaces where available (False: none at all)
+    sandbox: str = "auto"  # "auto": bubblewrap where it works, else unshare; "unshare": the
+    # fallback path even where bubblewrap works (benchmarks, comparisons)
     public_only: bool = False  # only the public cases (a quick check)
     shadow: bool | None = None  # replay on fresh inputs (None: the challenge's rule)
     keep_dir: bool = False  # keep the job directory (debugging the grader)
@@ -134,18 +134,21 @@ def _grade(challenge: Any, submission: Any, opts: GradeOptions) -> Report:
     limits = opts.limits or spec.limits
     jobs = make_jobs(ch, secret, opts.public_only)
     t_prep = time.perf_counter()
-    root = tempfile.mkdtemp(prefix="ascendlab-grade-")
+    isolation.sweep_leftovers()
+    uid = isolation.new_job_uid()
+    root = isolation.job_root(uid)
     try:
-        job_dir, work_dir, out_dir = _write_job(root, ch, sub, jobs)
-        result = run_sandboxed(job_dir, work_dir, limits, namespaces=opts.namespaces)
+        job_dir, work_dir = _write_job(root, ch, sub, jobs, uid)
+        result = run_sandboxed(job_dir, work_dir, limits, namespaces=opts.namespaces, uid=uid,
+                               max_frames=2 * len(jobs) + 4, bwrap=opts.sandbox == "auto")
         t_run = time.perf_counter()
-        records = [_read_record(os.path.join(out_dir, f"case_{i}.json"), limits)
-                   for i in range(len(jobs))]
-        status = _read_record(os.path.join(out_dir, "status.json"), limits)
-        progress = _read_small(os.path.join(out_dir, "progress"))
     finally:
         if not opts.keep_dir:
-            shutil.rmtree(root, ignore_errors=True)
+            isolation.remove_job(root, uid)
+    channel = result.channel
+    records = _Records(channel, len(jobs))
+    status = channel.status if channel is not None else None
+    progress = channel.progress if channel is not None else ""
     report = Report(challenge=spec.name, submission=sub.name, verdict=Verdict.ACCEPTED,
                     message="", stdout=result.stdout, stderr=result.stderr,
                     model_version=MODEL_VERSION, notes=list(sub.notes))
@@ -153,6 +156,8 @@ def _grade(challenge: Any, submission: Any, opts: GradeOptions) -> Report:
                       "wall_s": round(result.wall_s, 3), "timed_out": result.timed_out,
                       "privileges": status.get("privileges") if isinstance(status, dict)
                       else None}
+    if channel is not None and channel.error:
+        report.notes.append(f"the record channel was cut: {channel.error}")
     if result.stdout_dropped or result.stderr_dropped:
         report.notes.append(f"your output was cut at {limits.output_kb} KiB per stream "
                             f"({result.stdout_dropped + result.stderr_dropped:,} bytes dropped)")
@@ -199,37 +204,45 @@ def judge_records(ch: Challenge, jobs: list[CaseJob], records: list[Any], secret
     report.message = f"all {n} cases correct. {perf}" if perf else f"all {n} cases correct."
 
 
-def _judge_all(ch: Challenge, jobs: list[CaseJob], records: list[Any], secret: int,
+def _judge_all(ch: Challenge, jobs: list[CaseJob], records: _Records, secret: int,
                report: Report, result: SandboxResult, progress: str, limits: Limits,
                opts: GradeOptions) -> None:
-    """Records present: judge them; the first missing one says how the child ended."""
-    present = []
-    for rec in records:
-        if rec is None:
-            break
-        present.append(rec)
-    if len(present) < len(jobs):
-        # judge what came back first: an earlier failure is the better message
-        judge_records(ch, jobs[:len(present)], present, secret, report, opts.shadow)
-        if report.verdict != Verdict.ACCEPTED:
-            _pad(report, jobs[len(present):])
-            return
-        report.perf.clear()
-        report.tier = None
-        job = jobs[len(present)]
-        verdict, msg = _death(result, limits)
+    """Records present: judge them; the first missing one says how the child ended. A child
+    that sent every record but then died (a signal, a non-zero exit) fails too: how it ended
+    is part of the verdict."""
+    n = records.count()
+    if n == len(jobs) and not result.timed_out and result.returncode == 0:
+        judge_records(ch, jobs, records, secret, report, opts.shadow)
+        return
+    # judge what came back first: an earlier failure is the better message
+    judge_records(ch, jobs[:n], records, secret, report, opts.shadow)
+    if report.verdict != Verdict.ACCEPTED:
+        _pad(report, jobs[n:])
+        return
+    report.perf.clear()
+    report.tier = None
+    verdict, msg = _death(result, limits)
+    if n == len(jobs):  # every record came, then the process did not end cleanly
+        job = jobs[-1]
+        if not result.timed_out and (result.channel is None or not result.channel.error):
+            sig = result.signal
+            how = f"signal {sig}" if sig else f"exit code {result.returncode}"
+            verdict, msg = Verdict.RUNTIME_ERROR, (
+                f"the process running your code ended with {how} after its last case was "
+                "recorded; a graded process must end normally (an atexit hook, a thread or a "
+                "signal handler that kills it is not)")
+        report.cases[-1] = replace(report.cases[-1], verdict=verdict, message=msg)
+    else:
+        job = jobs[n]
         cr = CaseReport(case=job.case.name, chip=job.chip, shape=job.case.shape,
                         dtype=job.case.dtype, kind=job.case.kind, hidden=job.case.hidden,
                         verdict=verdict, message=msg, perf=job.case.perf)
-        tail = result.stderr.strip().splitlines()[-15:]
-        cr.details = tail
+        cr.details = result.stderr.strip().splitlines()[-15:]
         report.cases.append(cr)
-        _pad(report, jobs[len(present) + 1:])
-        report.verdict = verdict
-        report.message = (f"{verdict.value} on case {job.case.name} "
-                          f"{'(hidden) ' if job.case.hidden else ''}on {job.chip}:\n{msg}")
-        return
-    judge_records(ch, jobs, present, secret, report, opts.shadow)
+        _pad(report, jobs[n + 1:])
+    report.verdict = verdict
+    report.message = (f"{verdict.value} on case {job.case.name} "
+                      f"{'(hidden) ' if job.case.hidden else ''}on {job.chip}:\n{msg}")
 
 
 def _pad(report: Report, jobs: list[CaseJob]) -> None:
@@ -240,9 +253,13 @@ def _pad(report: Report, jobs: list[CaseJob]) -> None:
 
 
 def _death(result: SandboxResult, limits: Limits) -> tuple[Verdict, str]:
-    """Why the child stopped before writing a case's record."""
+    """Why the child stopped before writing a case's record (or ended badly after)."""
     sig = result.signal
     err = result.stderr
+    cut = result.channel.error if result.channel is not None else None
+    if cut:
+        return Verdict.RUNTIME_ERROR, (f"your process broke the record channel: {cut}. The "
+                                       "grader reads only what its harness sends.")
     if result.timed_out:
         return Verdict.TIME_LIMIT, (f"your code ran past the wall-clock limit of "
                                     f"{limits.wall_s:g} s (all cases together) and was "
@@ -262,60 +279,16 @@ def _death(result: SandboxResult, limits: Limits) -> tuple[Verdict, str]:
                                    "the process killing itself. See stderr below.")
 
 
-def _read_small(path: str) -> str:
-    data = _safe_read(path, 64)
-    return data.decode("utf-8", "replace") if data is not None else ""
-
-
-def _safe_read(path: str, limit: int) -> bytes | None:
-    """A regular file's bytes (not following symlinks), or None (absent, not a regular file,
-    larger than `limit`)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            return None
-        chunks = []
-        total = 0
-        while True:
-            b = os.read(fd, 1 << 20)
-            if not b:
-                break
-            total += len(b)
-            if total > limit:
-                return None
-            chunks.append(b)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-def _read_record(path: str, limits: Limits) -> Any:
-    data = _safe_read(path, limits.file_mb * 1024 * 1024)
-    if data is None:
-        return None
-    try:
-        return json.loads(data)
-    except (ValueError, RecursionError):
-        return "malformed"
-
-
-def _write_job(root: str, ch: Challenge, sub: Submission, jobs: list[CaseJob]
-               ) -> tuple[str, str, str]:
-    """The job directory: job.json, the inputs as .npy, the submission; plus the child's
-    writable work and out directories."""
+def _write_job(root: str, ch: Challenge, sub: Submission, jobs: list[CaseJob],
+               uid: int | None) -> tuple[str, str]:
+    """The job directory (job.json, the inputs as .npy, the submission) and the child's
+    writable work directory, all owned by the job's private uid (when there is one), 0700."""
     job_dir = os.path.join(root, "job")
     work_dir = os.path.join(root, "work")
-    out_dir = os.path.join(root, "out")
-    for d in (job_dir, work_dir, out_dir, os.path.join(job_dir, "inputs")):
-        os.makedirs(d)
-    sub_path = os.path.join(job_dir, "submission.py" if sub.kind == "py" else
-                            Path(sub.name).stem + "_notebook.py")
-    if sub.kind == "py":
-        sub_path = os.path.join(job_dir, Path(sub.name).name)
+    for d in (job_dir, work_dir, os.path.join(job_dir, "inputs")):
+        os.makedirs(d, mode=0o700)
+    sub_path = os.path.join(job_dir, Path(sub.name).name if sub.kind == "py"
+                            else Path(sub.name).stem + "_notebook.py")
     with open(sub_path, "w") as f:
         f.write(sub.source)
     written: dict[str, dict[str, str]] = {}
@@ -332,20 +305,42 @@ def _write_job(root: str, ch: Challenge, sub: Submission, jobs: list[CaseJob]
         cases.append({"key": job.key, "chip": job.chip, "inputs": paths,
                       "outputs": {k: [list(s), d] for k, (s, d) in job.outputs.items()},
                       "order": list(job.order), "params": job.params})
-    uid = NOBODY if os.geteuid() == 0 else None
+    drop = uid if uid is not None else (NOBODY if os.geteuid() == 0 else None)
     job = {"submission": sub_path, "entry": ch.spec.entry, "signature": entry_signature(ch),
-           "cases": cases, "out_dir": out_dir, "work_dir": work_dir, "uid": uid, "gid": uid}
+           "cases": cases, "work_dir": work_dir, "uid": drop, "gid": drop}
     with open(os.path.join(job_dir, "job.json"), "w") as f:
         json.dump(job, f)
-    os.chmod(root, 0o755)
-    for dirpath, _dirnames, filenames in os.walk(job_dir):
-        os.chmod(dirpath, 0o755)
-        for fn in filenames:
-            os.chmod(os.path.join(dirpath, fn), 0o644)
-    if uid is not None:
-        for d in (work_dir, out_dir):
-            os.chown(d, uid, uid)
-    return job_dir, work_dir, out_dir
+    if drop is not None:  # the child reads its job and writes its work folder as its own uid
+        for dirpath, _dirnames, filenames in os.walk(root):
+            os.chown(dirpath, drop, drop)
+            for fn in filenames:
+                os.chown(os.path.join(dirpath, fn), drop, drop)
+    return job_dir, work_dir
+
+
+class _Records:
+    """The case records of one job, parsed one at a time as the judge asks for them (only
+    one parsed record is alive at once)."""
+
+    def __init__(self, channel: Any, n: int) -> None:
+        self.channel = channel
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> Any:
+        if self.channel is None or not 0 <= i < self.n:
+            return None
+        return self.channel.record(i)
+
+    def __iter__(self) -> Any:
+        for i in range(self.count()):
+            yield self[i]
+
+    def count(self) -> int:
+        """Records that arrived (up to the number of cases)."""
+        return 0 if self.channel is None else min(self.n, len(self.channel.cases))
 
 
 __all__ = ["GradeOptions", "entry_signature", "grade", "judge_records", "make_jobs"]

@@ -1,10 +1,12 @@
 """The submission's side of grading: run the entry on each case and record what happened.
 
 In the sandbox this module is the child process's main program (`python -I -m
-ascendlab.grader.harness JOB_DIR`, started by sandbox.py). It reads JOB_DIR/job.json, loads
+ascendlab.grader.harness JOB_DIR FD`, started by sandbox.py). It reads JOB_DIR/job.json, loads
 the submission, calls its entry once per case on the arrays the grader wrote, and writes one
 JSON record per case (wire.py's run record, the argument mapping, hashes of the arrays after
-the call, the error if any). Nothing it writes is trusted: the grader replays the trace.
+the call, the error if any) to the record channel, a pipe the grader created (channel.py;
+its write end is the file descriptor FD in `harness JOB_DIR FD`). Nothing it sends is trusted:
+the grader replays the trace.
 
 Order of business in the child: become a reaper if we are PID 1 of a new PID namespace (so
 a fork bomb dies with us), import everything the runtime may need, drop root to `nobody`
@@ -184,15 +186,29 @@ def run_case(entry: Any, arrays: dict[str, np.ndarray], order: tuple[str, ...],
     return rec
 
 
-def main(job_dir: str) -> int:
+def _die_with_parent() -> None:
+    """PR_SET_PDEATHSIG: the kernel sends SIGKILL when the grader that started us dies (the
+    bubblewrap path has --die-with-parent; this covers the fallback)."""
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass
+
+
+def main(job_dir: str, fd: int) -> int:
+    from .channel import send, send_json
     from .wire import poisoned
 
+    _die_with_parent()
     with open(os.path.join(job_dir, "job.json")) as f:
         job = json.load(f)
     _preload()
     unset = _apply_limits(job_dir)
     dropped = _drop_privileges(job.get("uid"), job.get("gid"))
-    out_dir = job["out_dir"]
     os.chdir(job["work_dir"])
     warnings.simplefilter("default")
     # numpy's overflow/invalid warnings from inside the emulator's own instruction semantics
@@ -200,9 +216,7 @@ def main(job_dir: str) -> int:
     warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ascendlab\.runtime\.")
     submission = job["submission"]
     files = (submission,)
-    status = {"privileges": dropped, "pid": os.getpid(), "limits_not_set": unset}
-    with open(os.path.join(out_dir, "status.json"), "w") as f:
-        json.dump(status, f)
+    send_json(fd, "status", {"privileges": dropped, "pid": os.getpid(), "limits_not_set": unset})
     import types
 
     module = types.ModuleType("submission")
@@ -221,8 +235,7 @@ def main(job_dir: str) -> int:
     except BaseException as exc:  # noqa: BLE001
         load_error = _error(exc, files, "import")
     for i, case in enumerate(job["cases"]):
-        with open(os.path.join(out_dir, "progress"), "w") as f:
-            f.write(str(i))
+        send(fd, "progress", str(i).encode())
         if load_error is not None:
             rec: dict[str, Any] = {"error": load_error, "launches": 0, "run": None,
                                    "mapping": [], "hashes": {}, "elapsed_s": 0.0}
@@ -235,16 +248,12 @@ def main(job_dir: str) -> int:
             rec = run_case(entry, arrays, tuple(case["order"]), case["params"], case["chip"],
                            files)
         rec["case"] = case["key"]
-        tmp = os.path.join(out_dir, f"case_{i}.json.tmp")
-        with open(tmp, "w") as f:
-            f.write(json.dumps(rec))  # the C encoder: json.dump streams in Python (slow)
-        os.replace(tmp, os.path.join(out_dir, f"case_{i}.json"))
+        send(fd, "case", json.dumps(rec).encode())  # the C encoder: json.dump is slow
         sys.stdout.flush()
         sys.stderr.flush()
-    with open(os.path.join(out_dir, "progress"), "w") as f:
-        f.write("done")
+    send(fd, "progress", b"done")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1], int(sys.argv[2])))

@@ -248,6 +248,10 @@ def _judge_checked(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, ou
         raise _Fail(Verdict.RULE_VIOLATION, f"the recorded trace does not replay: {e}. The "
                     "grader re-executes every recorded instruction; a trace that was edited, "
                     "or produced by a patched runtime, fails here.") from None
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError) as e:
+        # whatever else a crafted record makes the replay trip over is the record's fault
+        raise _Fail(Verdict.RULE_VIOLATION, f"the recorded launch is malformed: it cannot be "
+                    f"replayed ({type(e).__name__}: {e})") from None
     # what the arrays must hold after the call, if only the recorded instructions wrote them
     hashes = rec["hashes"]
     for name in job.order:

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..analysis.cost import MODEL_VERSION
 from .report import Report, Verdict
+from .text import check_user, clean
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
@@ -98,8 +99,7 @@ class Leaderboard:
         the rows written (0 for a report that is not ACCEPTED)."""
         if report.verdict != Verdict.ACCEPTED or not report.perf:
             return 0
-        if not user or len(user) > 64:
-            raise ValueError(f"leaderboard user must be 1-64 characters, got {user!r}")
+        check_user(user)
         when = time.time() if submitted_at is None else submitted_at
         sha = hashlib.sha256(source.encode()).hexdigest()
         con = self._connect()
@@ -175,7 +175,7 @@ class Leaderboard:
                         f"  {'#':>3}  {'user':<20} {'cycles':>12}  {'x bound':>7}  {'tier':<7}"
                         f"  submitted"]
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.submitted_at))
-            out.append(f"  {e.rank:>3}  {e.user:<20} {e.cycles:>12,}  "
+            out.append(f"  {e.rank:>3}  {clean(e.user):<20} {e.cycles:>12,}  "
                        f"{e.cycles / max(e.bound_cycles, 1):>7.2f}  {e.tier:<7}  {when}")
         return "\n".join(out)
 

@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any
 
+from .text import clean
+
 
 class Verdict(str, Enum):
     """What the grader concluded (ordered roughly from good to bad)."""
@@ -158,10 +160,13 @@ class Report:
         if self.timings:
             t = ", ".join(f"{k} {v:.2f} s" for k, v in self.timings.items())
             out += ["", f"graded in {t}"]
-        return "\n".join(out)
+        # the submission's output, names and messages reach a terminal: no escape sequences
+        return clean("\n".join(out))
 
     def _repr_html_(self) -> str:
-        e = html.escape
+        def e(text: str) -> str:
+            return html.escape(clean(text))
+
         color = {"ACCEPTED": "#2e7d32", "WRONG_ANSWER": "#c62828"}.get(self.verdict.value,
                                                                      "#ef6c00")
         rows = []

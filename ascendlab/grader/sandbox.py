@@ -1,23 +1,28 @@
 """The child process a submission runs in, and what the grader does to contain it.
 
-    result = run_sandboxed(job_dir, limits)     # SandboxResult: exit, timeout, captured output
+    result = run_sandboxed(job, limits)          # SandboxResult: exit, timeout, output, records
 
-What is applied (each where the OS allows it; Report.sandbox says what was):
-  * a new process with `python -I` (no user site, no PYTHON* variables), a scrubbed
-    environment, its own session, cwd in a temporary directory;
-  * resource limits (resource.setrlimit, applied by the harness before it loads the
-    submission): RLIMIT_CPU (CPU seconds), RLIMIT_AS (memory), RLIMIT_FSIZE (largest file),
-    RLIMIT_NPROC (processes), RLIMIT_CORE 0;
+Each job gets (each where the OS allows it; `describe()` and Report.sandbox say what was):
+  * bubblewrap (Debian's `bwrap`, Flatpak's sandbox) when it works here: new PID, network,
+    IPC and UTS namespaces; a mount namespace in which only the Python installation, the
+    ascendlab package and the job's own folder exist (read-only), with private size-bounded
+    tmpfs for the work folder, /tmp, /var/tmp and /dev/shm (gone when the job ends), a fresh
+    /proc and a minimal /dev; `--die-with-parent` (the child dies with the grader) and
+    `--new-session`. Other jobs' folders, the repository (challenge specs, references) and
+    the rest of the disk are not there at all;
+  * otherwise `unshare` (util-linux) for new network, PID and mount namespaces (the previous
+    path, kept as the documented fallback), and no private mounts;
+  * a private identity: as root, the child drops to a uid/gid of its own (JOB_UID_BASE + a
+    random offset) after it has loaded Python, so no two jobs share a uid; the job's folder
+    belongs to that uid with mode 0700. Files the job leaves in /tmp, /var/tmp or /dev/shm
+    (fallback path) are found by that uid and removed, and so are those of graders that died
+    (`sweep_leftovers`, at the start of every grade);
+  * `python -I` (no user site, no PYTHON* variables), a scrubbed environment, its own
+    session, cwd in its work folder; resource limits applied by the harness (RLIMIT_CPU, _AS,
+    _FSIZE, _NPROC, _CORE 0) and PR_SET_PDEATHSIG (SIGKILL when the grader dies);
   * a wall-clock timeout in the parent, after which the whole process group is killed;
-  * `unshare` (util-linux) for new network, PID and mount namespaces with a private /proc: no
-    network (not even loopback), no view of other processes, and everything the submission
-    forks dies with the namespace's first process. As root this needs nothing else; as a user
-    it needs unprivileged user namespaces (--map-root-user). Without either, the child runs
-    without namespaces (documented in docs/grader.md as not defended);
-  * as root, the child drops to uid/gid 65534 (nobody) before it loads the submission, which
-    also makes RLIMIT_NPROC bite (root is exempt from it);
-  * stdout/stderr are drained by the parent as they come and cut at a cap, so a flood neither
-    blocks the child nor fills the grader's memory.
+  * records come back through a pipe the grader created (channel.py), never through files the
+    child could replace; stdout/stderr are drained as they come and cut at a cap.
 """
 
 from __future__ import annotations
@@ -33,7 +38,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from . import isolation
 from .challenge import Limits
+from .channel import Channel
 
 NOBODY = 65534
 _NPROC_ROOT = 512  # processes of uid nobody (threads count too: lockstep cores are threads)
@@ -52,6 +59,7 @@ class SandboxResult:
     stdout_dropped: int = 0  # bytes past the cap
     stderr_dropped: int = 0
     isolation: list[str] = field(default_factory=list)
+    channel: Channel | None = None  # the records the child sent
 
     @property
     def signal(self) -> int | None:
@@ -156,33 +164,62 @@ def child_env(work_dir: str) -> dict[str, str]:
             "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
-def run_sandboxed(job_dir: str, work_dir: str, limits: Limits, *,
-                  namespaces: bool = True) -> SandboxResult:
-    """Run the harness on `job_dir` in a contained child; returns when it ends or is killed."""
-    prefix = namespace_prefix() if namespaces else ()
-    isolation = ["python -I", "scrubbed env", "rlimits cpu/as/fsize/core", "wall timeout"]
-    if prefix:
-        isolation.append("namespaces net/pid/mount" + (" (user ns)" if "--user" in prefix
-                                                       else ""))
+def describe(namespaces: bool = True) -> list[str]:
+    """The isolation a job gets on this machine, one phrase each (`ascendlab doctor`)."""
+    return isolation.describe(namespace_prefix() if namespaces else ())
+
+
+def run_sandboxed(job_dir: str, work_dir: str, limits: Limits, *, namespaces: bool = True,
+                  uid: int | None = None, max_frames: int = 1024,
+                  bwrap: bool = True) -> SandboxResult:
+    """Run the harness on `job_dir` in a contained child; returns when it ends or is killed.
+    `uid`: the job's private uid (the harness drops to it); records come back through a pipe
+    (SandboxResult.channel). bwrap=False takes the unshare fallback even where bubblewrap
+    works."""
+    bw = isolation.bwrap() if namespaces and bwrap else None
+    prefix: tuple[str, ...] = () if bw or not namespaces else namespace_prefix()
+    isolation_notes = ["python -I", "scrubbed env", "rlimits cpu/as/fsize/core", "wall timeout",
+                       "records through a pipe"]
+    disk = int(limits.disk_mb) * 1024 * 1024
+    if bw:
+        wrap = isolation.bwrap_command(bw, job_dir, work_dir, disk)
+        isolation_notes.append(f"bubblewrap: private mounts and tmpfs ({limits.disk_mb} MiB "
+                               "each), net/pid/ipc namespaces, dies with the grader")
+    elif prefix:
+        wrap = list(prefix)
+        isolation_notes.append("unshare: net/pid/mount namespaces"
+                               + (" (user ns)" if "--user" in prefix else ""))
     else:
-        isolation.append("NO namespaces (unshare unavailable): network not removed")
+        wrap = []
+        isolation_notes.append("NO namespaces (neither bwrap nor unshare here): network not "
+                               "removed")
     if os.geteuid() == 0:
         nproc: int | None = _NPROC_ROOT
-        isolation.append(f"uid {NOBODY} + rlimit nproc {_NPROC_ROOT}")
+        isolation_notes.append(f"private uid {uid} + rlimit nproc {_NPROC_ROOT}" if uid
+                               else f"uid {NOBODY} + rlimit nproc {_NPROC_ROOT}")
     else:
         seen = _user_processes()
         nproc = seen + _NPROC_MARGIN if seen else None
         if nproc:
-            isolation.append(f"rlimit nproc {nproc}")
-    with open(os.path.join(job_dir, "limits.json"), "w") as f:
+            isolation_notes.append(f"rlimit nproc {nproc}")
+    limits_path = os.path.join(job_dir, "limits.json")
+    with open(limits_path, "w") as f:
         json.dump(rlimits(limits, nproc), f)
-    os.chmod(os.path.join(job_dir, "limits.json"), 0o644)
-    cmd = list(prefix) + [sys.executable, "-I", "-m", "ascendlab.grader.harness", job_dir]
+    read_end, write_end = os.pipe()
+    channel = Channel(read_end, max_record=int(limits.record_mb) * 1024 * 1024,
+                      max_total=int(limits.records_mb) * 1024 * 1024, max_frames=max_frames)
+    cmd = wrap + [sys.executable, "-I", "-m", "ascendlab.grader.harness", job_dir,
+                  str(write_end)]
     cap = int(limits.output_kb) * 1024
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=work_dir, env=child_env(work_dir), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, close_fds=True)
+    try:
+        proc = subprocess.Popen(cmd, cwd=work_dir, env=child_env(work_dir),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
+                                pass_fds=(write_end,))
+    finally:
+        os.close(write_end)  # the child holds the only write end: EOF when it is gone
+    channel.start()
     out, err = _Drain(proc.stdout, cap), _Drain(proc.stderr, cap)
     out.start()
     err.start()
@@ -194,9 +231,12 @@ def run_sandboxed(job_dir: str, work_dir: str, limits: Limits, *,
     finally:
         _kill_group(proc)
         proc.wait()
+        if uid is not None:
+            isolation.kill_uid(uid)  # whatever escaped the process group
     wall = time.perf_counter() - t0
     for d in (out, err):
         d.join(timeout=2.0)
+    channel.join(timeout=5.0)
     for p in (proc.stdout, proc.stderr):
         try:
             p.close()
@@ -204,7 +244,8 @@ def run_sandboxed(job_dir: str, work_dir: str, limits: Limits, *,
             pass
     return SandboxResult(returncode=proc.returncode, timed_out=timed_out, wall_s=wall,
                          stdout=out.text(), stderr=err.text(), stdout_dropped=out.dropped,
-                         stderr_dropped=err.dropped, isolation=isolation)
+                         stderr_dropped=err.dropped, isolation=isolation_notes,
+                         channel=channel)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -215,5 +256,5 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
-__all__ = ["NOBODY", "SandboxResult", "child_env", "namespace_prefix", "rlimits",
+__all__ = ["NOBODY", "SandboxResult", "child_env", "describe", "namespace_prefix", "rlimits",
            "run_sandboxed"]

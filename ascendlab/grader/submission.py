@@ -36,7 +36,25 @@ class Submission:
 
 def _cell_source(cell: dict) -> str:
     src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else str(src)
+    return "".join(src) if isinstance(src, list) else src
+
+
+def _check_cell(c: object, i: int) -> None:
+    """A cell as nbformat 4 has it, or SubmissionError naming the cell and the field."""
+    if not isinstance(c, dict):
+        raise SubmissionError(f"notebook cell {i} is not an object")
+    meta = c.get("metadata", {})
+    if not isinstance(meta, dict):
+        raise SubmissionError(f"notebook cell {i}: metadata must be an object, got "
+                              f"{type(meta).__name__}")
+    tags = meta.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise SubmissionError(f"notebook cell {i}: metadata.tags must be a list of strings")
+    src = c.get("source", "")
+    if not (isinstance(src, str) or isinstance(src, list)
+            and all(isinstance(line, str) for line in src)):
+        raise SubmissionError(f"notebook cell {i}: source must be a string or a list of "
+                              f"strings, got {type(src).__name__}")
 
 
 def notebook_source(data: dict) -> tuple[str, list[str]]:
@@ -44,11 +62,12 @@ def notebook_source(data: dict) -> tuple[str, list[str]]:
     cells = data.get("cells")
     if not isinstance(cells, list):
         raise SubmissionError("not a Jupyter notebook: no cells")
-    code = [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
+    for i, c in enumerate(cells):
+        _check_cell(c, i)
+    code = [c for c in cells if c.get("cell_type") == "code"]
 
     def tags(c: dict) -> set[str]:
-        t = c.get("metadata", {}).get("tags", [])
-        return set(t) if isinstance(t, list) else set()
+        return set(c.get("metadata", {}).get("tags", []))
 
     chosen = [c for c in code if "solution" in tags(c) or "parameters" in tags(c)]
     notes = []

@@ -139,6 +139,12 @@ class _Rewriter(ast.NodeTransformer):
         self._reject(node, "`raise`", "use asc.printf / asc.trap to report problems")
         return node
 
+    def visit_Yield(self, node: ast.AST) -> ast.AST:
+        self._reject(node, "`yield`", "a kernel runs to its end; write results to GM tensors")
+        return node
+
+    visit_YieldFrom = visit_Await = visit_Yield
+
     def visit_Global(self, node: ast.AST) -> ast.AST:
         self._reject(node, "`global`/`nonlocal`", "pass values as arguments")
         return node

@@ -7,7 +7,8 @@ import os
 import pytest
 
 from ascendlab.grader import Verdict
-from ascendlab.grader.sandbox import NOBODY, child_env
+from ascendlab.grader.isolation import JOB_UID_BASE
+from ascendlab.grader.sandbox import child_env
 
 from .conftest import HOSTILE, grade_mini, needs_namespaces
 
@@ -33,8 +34,12 @@ _probe()
 '''
 
 
+CANARY = "ASCENDLAB_TEST_CANARY"
+
+
 @pytest.fixture
-def probe(tmp_path):
+def probe(tmp_path, monkeypatch):
+    monkeypatch.setenv(CANARY, "grader-secret")  # must not reach the child
     src = PROBE + "\n" + (HOSTILE / "honest.py").read_text()
     p = tmp_path / "probe.py"
     p.write_text(src)
@@ -46,7 +51,10 @@ def probe(tmp_path):
 
 def test_environment_is_scrubbed(probe):
     seen, r = probe
-    assert set(seen["env"]) <= set(child_env("/x"))
+    assert CANARY not in seen["env"]
+    # besides the scrubbed set: PWD (bubblewrap's --chdir) and LC_CTYPE (Python's C-locale
+    # coercion), neither of which comes from the grader's environment
+    assert set(seen["env"]) <= set(child_env("/x")) | {"PWD", "LC_CTYPE"}
     assert "work" in seen["cwd"]
     assert "rlimits cpu/as/fsize/core" in r.sandbox["isolation"]
 
@@ -62,5 +70,5 @@ def test_no_network_and_no_other_processes(probe):
                                               "root")
 def test_root_is_dropped(probe):
     seen, r = probe
-    assert seen["uid"] == NOBODY and seen["write_etc"] == "no"
-    assert r.sandbox["privileges"] == f"uid {NOBODY}"
+    assert seen["uid"] >= JOB_UID_BASE and seen["write_etc"] == "no"
+    assert r.sandbox["privileges"] == f"uid {seen['uid']}"

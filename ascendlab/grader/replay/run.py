@@ -163,22 +163,22 @@ def replay(events: Sequence[Event], gm_layout: Sequence[GMArg] | Mapping[str, GM
     chip_spec = chip if isinstance(chip, ChipSpec) else get_chip(chip)
     layout = list(gm_layout.values()) if isinstance(gm_layout, Mapping) else list(gm_layout)
     if core_kind not in ("aiv", "aic", "mix"):
-        raise ValueError(f"replay: core_kind must be 'aiv', 'aic' or 'mix', got {core_kind!r}")
+        raise ReplayError(-1, f"replay: core_kind must be 'aiv', 'aic' or 'mix', got {core_kind!r}")
     kinds = {int(k): str(v) for k, v in dict(opts.get("core_kinds") or {}).items()}
     if not isinstance(block_num, int) or not 1 <= block_num <= 65535:
-        raise ValueError(f"replay: block_num must be in [1, 65535], got {block_num!r}")
+        raise ReplayError(-1, f"replay: block_num must be in [1, 65535], got {block_num!r}")
     allocs: list[GMAlloc] = []
     for i, g in enumerate(layout):
         dt = DataType(g.dtype)
         if g.base != _BASE0 + i * _SPACING:
-            raise ValueError(f"replay: GM argument {g.name!r} sits at {g.base:#x}, not at the "
+            raise ReplayError(-1, f"replay: GM argument {g.name!r} sits at {g.base:#x}, not at the "
                              f"runtime's base for argument {i}")
         host = inputs.get(g.name)
         if host is None:
-            raise ValueError(f"replay: no initial contents for GM argument {g.name!r}")
+            raise ReplayError(-1, f"replay: no initial contents for GM argument {g.name!r}")
         raw = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
         if raw.size != g.nbytes or int(np.prod(g.shape, dtype=np.int64)) * dt.itemsize != g.nbytes:
-            raise ValueError(f"replay: GM argument {g.name!r} is {g.nbytes} B of {g.dtype}"
+            raise ReplayError(-1, f"replay: GM argument {g.name!r} is {g.nbytes} B of {g.dtype}"
                              f"{list(g.shape)} but its contents are {raw.size} B")
         allocs.append(GMAlloc(g.name, i, raw.copy(), dt, tuple(g.shape)))
     check_order(events, block_num, kinds if core_kind == "mix" else None)

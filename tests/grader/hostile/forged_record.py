@@ -1,18 +1,21 @@
 # ruff: noqa: F821 - appended to honest.py, which defines asc and run()
-# HOSTILE (the "cheat-fd" of GPU MODE): finds the grader's result directory and writes its own
-# records, claiming a kernel whose trace sets every output element with set_value of the
-# right value, then leaves before the harness can write the real ones.
+# HOSTILE (the "cheat-fd" of GPU MODE): takes the harness's record channel (its file
+# descriptor is on the command line) and sends its own records, claiming a kernel whose trace
+# sets every output element with set_value of the right value, then leaves before the harness
+# can send the real ones.
 import json
 import os
+import sys
 
 import numpy as np
 
 import ascendlab.grader.wire as wire
+from ascendlab.grader.channel import send
 
 
 def launch(x, y, z, core_num):
     job = json.load(open("../job/job.json"))
-    for i, case in enumerate(job["cases"]):
+    for case in job["cases"]:
         xs = np.load(case["inputs"]["x"])
         ys = np.load(case["inputs"]["y"])
         ans = (xs + ys).reshape(-1)
@@ -29,6 +32,5 @@ def launch(x, y, z, core_num):
         hashes = {"x": wire.digest(xs), "y": wire.digest(ys), "z": wire.digest(ans)}
         rec = {"error": None, "launches": 1, "mapping": [["x", "x"], ["y", "y"], ["z", "z"]],
                "hashes": hashes, "run": run, "elapsed_s": 0.0, "case": case["key"]}
-        with open(os.path.join(job["out_dir"], f"case_{i}.json"), "w") as f:
-            json.dump(rec, f)
+        send(int(sys.argv[2]), "case", json.dumps(rec).encode())
     os._exit(0)
