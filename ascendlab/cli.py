@@ -44,8 +44,9 @@ def _parser() -> argparse.ArgumentParser:
                           "(default Ascend910B1; see `ascendlab chips`)")
     run.add_argument("-m", dest="module", default=None, metavar="MODULE",
                      help="run a library module as a script, like python -m")
-    run.add_argument("target", nargs=argparse.REMAINDER,
-                     help="SCRIPT [ARGS...], or the module's ARGS with -m")
+    run.add_argument("target", nargs="*",
+                     help="SCRIPT [ARGS...], or the module's ARGS with -m (passed through "
+                          "as they are: `-m pytest -q -x -k EXPR FILE`)")
     sub.add_parser("chips", help="list the emulated chips and their main numbers")
     from .grader.commands import add_parsers
 
@@ -115,8 +116,30 @@ def _cmd_chips() -> int:
     return 0
 
 
+def _split_pyasc(argv: list[str]) -> list[str]:
+    """`ascendlab pyasc [OPTIONS] (SCRIPT | -m MODULE) ARGS...`: ascendlab's options end at
+    the script or at `-m MODULE`; everything after is passed through untouched (so `-m pytest
+    -q -x -k EXPR -h FILE` reaches pytest). Returns argv with a `--` before the pass-through."""
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a == "-m":
+            return argv[:i + 2] + ["--"] + argv[i + 2:] if i + 1 < len(argv) else argv
+        if a == "--chip":
+            i += 2
+            continue
+        if a.startswith("-") and a != "-":
+            i += 1
+            continue
+        return argv[:i] + ["--"] + argv[i:]
+    return argv
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["pyasc"]:
+        argv = _split_pyasc(argv)
     args = parser.parse_args(argv)
     if args.command == "pyasc":
         return _cmd_pyasc(args)

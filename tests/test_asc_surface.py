@@ -41,3 +41,17 @@ def test_docs_list_matches_the_code():
     assert emulated <= documented, sorted(emulated - documented)
     assert UNEMULATED <= _doc_names("Not emulated yet"), sorted(
         UNEMULATED - _doc_names("Not emulated yet"))
+
+
+def test_lib_runtime_soc_version_and_core_type():
+    from ascendlab.asc.lib import runtime
+    from ascendlab.asc.runtime import config
+
+    config.set_platform(config.Backend.Model, config.Platform.Ascend910B2)
+    try:
+        assert runtime.get_soc_version() is config.Platform.Ascend910B2
+        runtime.set_soc_version(config.Platform.Ascend910B4)
+        assert runtime.get_soc_version() is config.Platform.Ascend910B4
+        assert runtime.CoreType("VectorCore") is runtime.CoreType.VectorCore
+    finally:
+        config.set_platform(config.Backend.Model)

@@ -67,3 +67,16 @@ def test_example_script_runs_and_prints_the_trace():
     r = ascendlab("pyasc", str(root / "examples" / "vadd.py"), "--cores", "4")
     assert r.returncode == 0, r.stderr
     assert "correct" in r.stdout and "set MTE2->V" in r.stdout
+
+
+def test_pyasc_passes_pytest_options_through():
+    """Everything after `-m pytest` reaches pytest: -q, -x, -k EXPR, -h."""
+    suite = str(HERE / "vadd_suite.py")
+    r = ascendlab("pyasc", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-k",
+                  "backend_names", suite)
+    assert r.returncode == 0, r.stderr
+    assert "1 passed, 12 deselected" in r.stdout, r.stdout  # -k reached pytest
+    h = ascendlab("pyasc", "-m", "pytest", "-h")
+    assert h.returncode == 0 and "usage: " in h.stdout and "pytest" in h.stdout
+    own = ascendlab("pyasc", "--strict", "--chip", "Ascend910B2", "-m", "pytest", "--version")
+    assert own.returncode == 0 and "pytest" in (own.stdout + own.stderr)

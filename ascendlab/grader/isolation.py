@@ -78,14 +78,29 @@ def bwrap_command(exe: str, job_dir: str, work_dir: str, disk_bytes: int) -> lis
         cmd.append("--unshare-user")
     if job_dir == "/":  # the probe in bwrap(): the smallest sandbox that runs /bin/true
         return cmd + ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
-    for p in visible_paths():
-        cmd += ["--ro-bind", p, p]
-    cmd += ["--proc", "/proc", "--dev", "/dev"]
     size = str(int(disk_bytes))
-    for d in (*SCRATCH, work_dir):
+    for d in SCRATCH:  # first: a Python or a clone that lives under /tmp is bound on top
         cmd += ["--perms", "1777", "--size", size, "--tmpfs", d]
-    cmd += ["--ro-bind", job_dir, job_dir, "--chdir", work_dir]
+    made: set[str] = set()
+    for p in visible_paths():
+        cmd += _parents(p, made) + ["--ro-bind", p, p]
+    cmd += ["--proc", "/proc", "--dev", "/dev"]
+    cmd += _parents(work_dir, made) + ["--perms", "1777", "--size", size, "--tmpfs", work_dir]
+    cmd += _parents(job_dir, made) + ["--ro-bind", job_dir, job_dir, "--chdir", work_dir]
     return cmd
+
+
+def _parents(path: str, made: set[str]) -> list[str]:
+    """`--dir` (mode 0755) for each missing ancestor of `path`: bubblewrap would create them
+    0700, which a job's private uid could not traverse (lazy imports would then fail)."""
+    out: list[str] = []
+    parts = Path(path).parts[1:-1]
+    for k in range(1, len(parts) + 1):
+        d = "/" + "/".join(parts[:k])
+        if d not in made:
+            made.add(d)
+            out += ["--perms", "0755", "--dir", d]
+    return out
 
 
 def new_job_uid() -> int | None:

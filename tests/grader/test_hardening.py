@@ -362,3 +362,16 @@ def test_doctor_line_names_the_isolation_in_force():
 
     lines = describe()
     assert lines and ("bubblewrap" in lines[0] or "unshare" in lines[0] or "NO" in lines[0])
+
+
+def test_lazy_imports_work_after_the_privilege_drop(tmp_path):
+    """The private uid can still import what it did not preload: the folders bubblewrap makes
+    for its mounts are traversable (it would make them 0700)."""
+    probe = tmp_path / "lazy.py"
+    probe.write_text((HOSTILE / "honest.py").read_text() + "\n\ndef launch(x, y, z, core_num):\n"
+                     "    import csv  # noqa: F401 - not preloaded by the harness\n"
+                     "    import tqdm.auto  # noqa: F401 - site-packages, not preloaded\n"
+                     "    print('LAZY ok', flush=True)\n    run(x, y, z)\n")
+    r = grade_mini(probe)
+    assert r.verdict == Verdict.ACCEPTED, r
+    assert "LAZY ok" in r.stdout

@@ -3,6 +3,9 @@ emulator, so a stream is only a token that kernel[block_num, stream] accepts."""
 
 from __future__ import annotations
 
+import enum
+from typing import Any
+
 from ...runtime.chips import get_chip
 from ...runtime.launch import SESSION
 
@@ -37,3 +40,26 @@ def current_platform() -> str:
 def is_available() -> bool:
     """The emulator needs no runtime library: always True."""
     return True
+
+
+class CoreType(enum.Enum):
+    """pyasc's core kinds (asc.lib.runtime.CoreType)."""
+
+    AiCore = "AiCore"
+    VectorCore = "VectorCore"
+    CubeCore = "CubeCore"
+    AiCpu = "AiCpu"
+
+
+def get_soc_version() -> Any:
+    """The emulated SoC as pyasc's config.Platform (the chip set_platform chose)."""
+    from ..runtime.config import Platform
+
+    return Platform(get_chip(SESSION.options.chip).name)
+
+
+def set_soc_version(soc_version: Any) -> None:
+    """Select the emulated SoC (a config.Platform or its name), as set_platform does."""
+    from ..runtime.config import Backend, set_platform
+
+    set_platform(Backend.Model, soc_version)
