@@ -70,7 +70,6 @@ def write_notebooks() -> None:
 
 
 def grade_row(day: Path) -> str:
-    from ascendlab.analysis.cost import MODEL_VERSION
     from ascendlab.grader import GradeOptions, grade
     from ascendlab.grader.challenge import load_challenge
 
@@ -89,11 +88,14 @@ def grade_row(day: Path) -> str:
     gold = int(spec.tiers.gold * p.bound_cycles)
     silver = int(spec.tiers.silver * p.bound_cycles)
     return (f"| {day.name} | {p.cycles:,} | {p.tier} | {p.bound_cycles:,} | ≤ {gold:,} / "
-            f"≤ {silver:,} | {q.cycles:,} | {q.tier} |  <!-- model {MODEL_VERSION} -->")
+            f"≤ {silver:,} | {q.cycles:,} | {q.tier} |")
 
 
 def write_table() -> None:
-    head = ("| day | reference cycles | tier | bound | gold / silver cycles | slow variant "
+    from ascendlab.analysis.cost import MODEL_VERSION
+
+    head = (f"Cost model {MODEL_VERSION}, secret {SECRET}.\n\n"
+            "| day | reference cycles | tier | bound | gold / silver cycles | slow variant "
             "cycles | its tier |\n|---|---|---|---|---|---|---|")
     rows = [grade_row(d) for d in days()]
     text = (CHALLENGES / "README.md").read_text()
