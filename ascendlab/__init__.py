@@ -41,6 +41,20 @@ def launch(kernel: JITFunction, block_num: int, *args: Any, chip: str | None = N
     return kernel.launch(block_num, args, kwargs, replace(SESSION.options, **changes))
 
 
+_SUBPACKAGES = frozenset({"adv", "analysis", "asc", "grader", "tools", "viz"})
+
+
+def __getattr__(name: str) -> Any:
+    """`ascendlab.grader.check(...)` and `ascendlab.viz.timeline(...)` after a bare
+    `import ascendlab`: subpackages load on first use (viz would pull in matplotlib otherwise
+    only when drawing, the grader its sandbox)."""
+    if name in _SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'ascendlab' has no attribute {name!r}")
+
+
 __all__ = ["CHIPS", "MODEL_VERSION", "Access", "ChipSpec", "Event", "Finding", "Run",
            "RunOptions", "SanitizerReport", "Sync", "autotune", "configure", "get_chip",
            "last_run", "launch", "profile", "sanitize"]

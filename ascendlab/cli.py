@@ -6,6 +6,8 @@
     ascendlab grade CHALLENGE SUBMISSION|DIR [--json] [--scheduler ADDRESS] [--out FILE]
     ascendlab submit CHALLENGE SUBMISSION [--user NAME] [--db FILE]
     ascendlab leaderboard CHALLENGE [--chip CHIP] [--db FILE]
+    ascendlab lab [--no-browser] [--port PORT] [--dir DIR] [-- JUPYTER_ARGS]
+    ascendlab doctor
 """
 
 from __future__ import annotations
@@ -51,7 +53,26 @@ def _parser() -> argparse.ArgumentParser:
     from .grader.commands import add_parsers
 
     add_parsers(sub)  # grade, submit, leaderboard
+    _add_lab_parsers(sub)  # lab, doctor
     return p
+
+
+def _add_lab_parsers(sub: argparse._SubParsersAction) -> None:
+    from .tools.lab import DEFAULT_DIR
+
+    lab = sub.add_parser(
+        "lab", help="copy the tutorials to a working folder and open JupyterLab there",
+        description="Copy the tutorials (and examples/widgets.ipynb) to a working folder on "
+                    "first use, never over your edits, then start JupyterLab in it.")
+    lab.add_argument("--no-browser", action="store_true",
+                     help="start the server without opening a browser (it prints the URL)")
+    lab.add_argument("--port", type=int, default=None, help="port (default: JupyterLab's 8888)")
+    lab.add_argument("--dir", default=DEFAULT_DIR,
+                     help=f"the course folder (default {DEFAULT_DIR})")
+    lab.add_argument("jupyter_args", nargs="*", metavar="-- JUPYTER_ARGS",
+                     help="after `--`: options passed to JupyterLab as they are")
+    sub.add_parser("doctor", help="check this installation: versions, JupyterLab, widgets, "
+                                  "course files, leaderboard, grader sandbox")
 
 
 def _cmd_pyasc(args: argparse.Namespace) -> int:
@@ -116,6 +137,32 @@ def _cmd_chips() -> int:
     return 0
 
 
+def _cmd_lab(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .tools.lab import jupyterlab_missing, lab_command, prepare_course
+
+    missing = jupyterlab_missing()
+    if missing:
+        print(f"ascendlab lab: {missing}", file=sys.stderr)
+        return 1
+    plan = prepare_course(Path(args.dir))
+    print(plan.describe())
+    cmd = lab_command(plan.dest, port=args.port, no_browser=args.no_browser)
+    cmd += args.jupyter_args
+    print(f"starting JupyterLab: {' '.join(cmd)}", flush=True)
+    os.execv(cmd[0], cmd)  # JupyterLab takes over this process (Ctrl-C stops it)
+    return 0  # not reached
+
+
+def _cmd_doctor() -> int:
+    from .tools.doctor import report
+
+    text, ok = report()
+    print(text)
+    return 0 if ok else 1
+
+
 def _split_pyasc(argv: list[str]) -> list[str]:
     """`ascendlab pyasc [OPTIONS] (SCRIPT | -m MODULE) ARGS...`: ascendlab's options end at
     the script or at `-m MODULE`; everything after is passed through untouched (so `-m pytest
@@ -145,6 +192,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_pyasc(args)
     if args.command == "chips":
         return _cmd_chips()
+    if args.command == "lab":
+        return _cmd_lab(args)
+    if args.command == "doctor":
+        return _cmd_doctor()
     if args.command in ("grade", "submit", "leaderboard"):
         from .grader import commands
 

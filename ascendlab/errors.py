@@ -2,14 +2,44 @@
 
 Each class subclasses the builtin a Python user would expect to catch, so `except MemoryError`
 still works. Messages name the object, its coordinates, the value and the limit, and end with
-the core index and the kernel source line: ``[core 3, add.py:41]``.
+the core index and the kernel source line: ``[core 3, add.py:41]``. The base class adds that
+suffix itself when a kernel is running and the message does not carry one yet: the line is the
+innermost caller outside the ascendlab package (the kernel's call).
 """
 
 from __future__ import annotations
 
+import os
+import sys
+
+_PKG = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _where_now() -> str:
+    """"[core N, file:line]" for the running core and the kernel line that called into
+    ascendlab; "" outside a kernel."""
+    core = sys.modules.get("ascendlab.runtime.core")
+    c = getattr(core, "current", None)
+    if c is None:
+        return ""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(_PKG):
+        f = f.f_back
+    if f is None:
+        return f"[core {c.idx}]"
+    return f"[core {c.idx}, {os.path.basename(f.f_code.co_filename)}:{f.f_lineno}]"
+
 
 class AscendlabError(Exception):
-    """Base class: every error raised by the emulator (not by the user's own code)."""
+    """Base class: every error raised by the emulator (not by the user's own code). Inside a
+    kernel, a message without a "[core N, file:line]" suffix gets one."""
+
+    def __init__(self, *args: object) -> None:
+        if len(args) == 1 and isinstance(args[0], str) and "[core " not in args[0]:
+            where = _where_now()
+            if where:
+                args = (f"{args[0]} {where}",)
+        super().__init__(*args)
 
 
 class KernelSyntaxError(AscendlabError, SyntaxError):
@@ -22,6 +52,10 @@ class LaunchError(AscendlabError, ValueError):
 
 class CapacityError(AscendlabError, MemoryError):
     """A buffer does not fit in its on-chip memory (UB, L1, L0A/B/C)."""
+
+
+class TraceLimitError(AscendlabError, MemoryError):
+    """A launch recorded more events than RunOptions.max_events allows."""
 
 
 class AlignmentError(AscendlabError, ValueError):
@@ -64,3 +98,7 @@ class CoreTypeError(AscendlabError, RuntimeError):
 
 class ContextError(AscendlabError, RuntimeError):
     """A kernel-only API was called outside a running kernel."""
+
+
+class ExtraMissingError(ImportError):
+    """An optional dependency is missing: the message names the extra that installs it."""

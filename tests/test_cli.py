@@ -69,6 +69,129 @@ def test_example_script_runs_and_prints_the_trace():
     assert "correct" in r.stdout and "set MTE2->V" in r.stdout
 
 
+# ---- ascendlab lab / doctor / leaderboard --------------------------------------------------
+
+
+def _course(tmp_path):
+    from ascendlab.tools.lab import prepare_course
+
+    src = tmp_path / "src"
+    src.mkdir(exist_ok=True)
+    (src / "01-add.ipynb").write_text('{"v": 1}')
+    (src / "02-queues.ipynb").write_text('{"v": 1}')
+    files = {p.name: p for p in sorted(src.iterdir())}
+    return src, files, lambda: prepare_course(tmp_path / "course", files)
+
+
+def test_lab_copies_the_course_once_and_never_overwrites_edits(tmp_path):
+    src, files, prepare = _course(tmp_path)
+    first = prepare()
+    assert first.copied == ["01-add.ipynb", "02-queues.ipynb"] and not first.kept
+    course = tmp_path / "course"
+    (course / "01-add.ipynb").write_text('{"v": "my edit"}')  # the learner's work
+    (src / "01-add.ipynb").write_text('{"v": 2}')  # a newer course version of both
+    (src / "02-queues.ipynb").write_text('{"v": 2}')
+    (src / "03-new.ipynb").write_text('{"v": 1}')
+    files["03-new.ipynb"] = src / "03-new.ipynb"
+    again = prepare()
+    assert (course / "01-add.ipynb").read_text() == '{"v": "my edit"}'
+    assert again.kept == ["01-add.ipynb"]
+    assert again.updated == ["02-queues.ipynb"]  # untouched copy: refreshed
+    assert again.copied == ["03-new.ipynb"]
+    assert "kept your edits to 1" in again.describe() and "01-add.ipynb" in again.describe()
+    (course / "02-queues.ipynb").unlink()  # deleted by the learner: restored
+    assert prepare().copied == ["02-queues.ipynb"]
+
+
+def test_lab_course_files_include_the_widgets_tour_and_skip_checkpoints(tmp_path, monkeypatch):
+    from ascendlab.tools import lab
+
+    tut = tmp_path / "tutorials"
+    (tut / ".ipynb_checkpoints").mkdir(parents=True)
+    (tut / ".ipynb_checkpoints" / "01-add-checkpoint.ipynb").write_text("{}")
+    (tut / "01-add.ipynb").write_text("{}")
+    (tut / "data").mkdir()
+    (tut / "data" / "x.npy").write_bytes(b"\0")
+    real = lab.data_path
+    monkeypatch.setattr(lab, "data_path", lambda rel: tut if rel == "tutorials" else real(rel))
+    assert sorted(lab.course_files()) == ["01-add.ipynb", "data/x.npy", "widgets.ipynb"]
+
+
+def test_lab_command_line(tmp_path):
+    from ascendlab.tools.lab import lab_command
+
+    cmd = lab_command(tmp_path, port=9999, no_browser=True)
+    assert cmd[1:3] == ["-m", "jupyterlab"] and "--no-browser" in cmd
+    assert f"--ServerApp.root_dir={tmp_path}" in cmd and "--ServerApp.port=9999" in cmd
+    assert "--ServerApp.ip=127.0.0.1" in cmd
+
+
+def test_lab_without_jupyterlab_says_what_to_install(monkeypatch):
+    import importlib.util
+
+    from ascendlab.tools import lab
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "jupyterlab" else real(name, *a))
+    assert '.[lab]' in lab.jupyterlab_missing()
+
+
+def test_lab_help_lists_its_options():
+    r = ascendlab("lab", "--help")
+    assert r.returncode == 0
+    for opt in ("--no-browser", "--port", "--dir", "~/ascendlab-course"):
+        assert opt in r.stdout
+
+
+def test_doctor_reports_each_check_with_a_fix(tmp_path):
+    import os
+
+    env = dict(os.environ, ASCENDLAB_LEADERBOARD=str(tmp_path / "lb.sqlite3"))
+    r = subprocess.run([sys.executable, "-m", "ascendlab", "doctor"], capture_output=True,
+                       text=True, timeout=120, env=env)
+    assert r.returncode in (0, 1), r.stderr
+    for name in ("ascendlab", "jupyterlab", "widget extension", "challenges", "leaderboard",
+                 "grader sandbox"):
+        assert f" {name}" in r.stdout, name
+    assert str(tmp_path / "lb.sqlite3") in r.stdout
+    for line in r.stdout.splitlines():  # every missing piece comes with its fix
+        if line.startswith("--"):
+            nxt = r.stdout.splitlines()[r.stdout.splitlines().index(line) + 1]
+            assert nxt.strip().startswith("fix:"), line
+    assert (r.returncode == 0) == ("\n--" not in "\n" + r.stdout)
+
+
+def test_doctor_names_a_missing_package_and_its_extra(monkeypatch):
+    from ascendlab.tools import doctor
+
+    real = doctor.importlib.util.find_spec
+    monkeypatch.setattr(doctor.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "jupyterlab" else real(name, *a))
+    check = next(c for c in doctor.checks() if c.name == "jupyterlab")
+    assert not check.ok and '.[lab]' in check.fix
+
+
+def test_leaderboard_prints_where_it_lives(tmp_path):
+    import os
+
+    env = dict(os.environ, ASCENDLAB_LEADERBOARD=str(tmp_path / "lb.sqlite3"))
+    r = subprocess.run([sys.executable, "-m", "ascendlab", "leaderboard", "swish"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    assert str(tmp_path / "lb.sqlite3") in r.stdout
+
+
+def test_doctor_sandbox_line_comes_from_the_grader_and_says_the_fix(monkeypatch):
+    from ascendlab.grader import sandbox
+    from ascendlab.tools import doctor
+
+    monkeypatch.setattr(sandbox, "describe", lambda: ["NO namespaces (neither bwrap nor "
+                                                      "unshare works here)", "same uid"])
+    check = doctor._sandbox()
+    assert not check.ok and "NO namespaces" in check.detail and "bubblewrap" in check.fix
+
+
 def test_pyasc_passes_pytest_options_through():
     """Everything after `-m pytest` reaches pytest: -q, -x, -k EXPR, -h."""
     suite = str(HERE / "vadd_suite.py")

@@ -1,6 +1,7 @@
-"""The layout's one rule: the machine (ascendlab/runtime/) imports none of its readers
+"""The layout's rules: the machine (ascendlab/runtime/) imports none of its readers
 (ascendlab/analysis/, ascendlab/tools/, ascendlab/viz/) nor the grader; they register with the
-trace (trace.register_reader) instead."""
+trace (trace.register_reader) instead. The analysis reads the runtime only through the trace
+(runtime.trace, with its op registry trace.OPS) and the chips' numbers (runtime.chips)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,18 @@ def test_runtime_imports_no_reader():
            for line, mod in _imports(path)
            if any(mod == f"ascendlab.{r}" or mod.startswith(f"ascendlab.{r}.")
                   for r in READERS)]
+    assert not bad, "\n".join(bad)
+
+
+ANALYSIS_MAY_IMPORT = ("ascendlab.runtime.trace", "ascendlab.runtime.chips")
+
+
+def test_analysis_imports_only_the_trace_and_the_chips_of_the_runtime():
+    bad = [f"{path.relative_to(PKG.parent)}:{line} imports {mod}"
+           for path in sorted((PKG / "analysis").glob("*.py"))
+           for line, mod in _imports(path)
+           if (mod == "ascendlab.runtime" or mod.startswith("ascendlab.runtime."))
+           and mod not in ANALYSIS_MAY_IMPORT]
     assert not bad, "\n".join(bad)
 
 

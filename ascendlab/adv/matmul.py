@@ -47,7 +47,8 @@ from ..runtime.enums import CubeFormat, TPosition
 from ..runtime.structs import TCubeTiling
 from ..runtime.tensor import GlobalTensor
 from . import tiling as host_tiling
-from .matmul_engine import Engine, Job, Loop, as_global, engine_for, where
+from .matmul_engine import Engine, Job, Loop, engine_for
+from .matmul_writeback import as_global, where
 
 _getframe = sys._getframe
 _new = tuple.__new__

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..runtime import vector as _vec
 from ..runtime.trace import Access, Event, Sync
 
 _new = tuple.__new__
@@ -28,11 +27,9 @@ BARRIER = Sync("barrier", "V", "V", ("barrier",), False)
 BARRIER_ARGS = (("pipe", "PIPE_V"), ADV)
 SRC, DST, SUM, MAX, TMP = range(5)  # operand roles
 
-# Instructions the routine issues that have no pyasc-facing emulation yet, by cost class
-# (setdefault: a vector_*.py implementing them later keeps its own entry).
-for _op, _klass in (("block_reduce_max", "reduce"), ("block_reduce_sum", "reduce"),
-                    ("brcb", "elementwise")):
-    _vec.VECTOR_OPS.setdefault(_op, _klass)
+# The instructions the routine issues without a pyasc-facing form (brcb, copy,
+# block_reduce_*) are registered in trace.OPS by the runtime (vector.py, vector_reduce.py), so a
+# trace costs the same whether or not this module was imported.
 
 
 @lru_cache(maxsize=64)

@@ -39,14 +39,11 @@ the rules above) changes MODEL_VERSION and tests/analysis/golden_cycles.json.
 from __future__ import annotations
 
 import gc
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from ..runtime.chips import ChipSpec
-from ..runtime.trace import Event
+from ..runtime.trace import OPS, VECTOR_CLASSES, Event, op_info
 from .cost_schedule import (
     BARRIER,
     BARRIER_ALL,
@@ -58,19 +55,14 @@ from .cost_schedule import (
     SYNC_ALL,
     WAIT,
     XWAIT,
-    CoreSim,
-    drive,
-    independent,
+    schedule,
+    waves,
 )
 
 MODEL_VERSION = "1.1"
 
 _GM_PIPES = frozenset({"MTE2", "MTE3", "FIX"})
 _CROSS = frozenset({"xset", "xwait"})
-# TPipe/TQue calls: scalar bookkeeping (COST.framework) plus, for queues, a sync edge
-FRAMEWORK_OPS = frozenset({"init_buffer", "alloc_tensor", "enque", "deque", "free_tensor"})
-DMA_OPS = frozenset({"data_copy", "data_copy_pad", "load_data", "fixpipe"})
-FMA_OPS = frozenset({"fused_mul_add", "fused_mul_add_relu", "mul_add_dst", "axpy"})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,7 +80,7 @@ class CostTable:
     fix_setup: int = 20  # ASSUMPTION: extra setup of a FixPipe move (NZ->ND, quantisation)
     vector_setup: int = 8  # ASSUMPTION: issue cycles of a vector instruction
     vector_latency: int = 16  # ASSUMPTION: vector pipeline depth
-    # cycles per 256 B repeat, by cost class of vector.VECTOR_OPS; 1 = the full rate of 256 B
+    # cycles per 256 B repeat, by cost class (trace.OPS[op].cost_class); 1 = the full rate of 256 B
     # per cycle (ChipSpec.vector_bytes_per_cycle, DER from the 11.06 TOPS fp32 peak)
     vector_repeat: tuple[tuple[str, float], ...] = (
         ("elementwise", 1.0),
@@ -160,21 +152,39 @@ def simulate(run: Any, table: CostTable = COST) -> CostResult:
             gc.enable()
 
 
-def _simulate(run: Any, table: CostTable) -> CostResult:
-    from ..runtime.vector import VECTOR_OPS  # instruction -> cost class
+def _cores(run: Any, chip: ChipSpec) -> tuple[int, int, int, int]:
+    """(groups, active, cube_cores, vec_cores): physical core groups the blocks wave over, the
+    cores sharing HBM, and the cube / vector cores the roofline spreads work over."""
+    if run.core_kind == "mix":  # groups of 1 AIC + 2 AIV; HBM shared by the cores moving GM data
+        groups = max(1, min(run.block_num, chip.aic_cores))
+        gm_cores = {e[0] for e in run.trace if e[1] in _GM_PIPES}
+        active = max(1, min(len(gm_cores), 3 * groups))
+        return groups, active, groups, min(2 * run.block_num, chip.aiv_cores)
+    physical = chip.aiv_cores if run.core_kind == "aiv" else chip.aic_cores
+    groups = max(1, min(run.block_num, physical))
+    return groups, groups, groups, groups
 
+
+def _by_core(trace: list[Event]) -> dict[int, list[int]]:
+    """Each core's events in program order: runs of the trace (one run per core when cores ran
+    one after the other; several when they met at sync_all)."""
+    by_core: dict[int, list[int]] = {}
+    cores_of = [e[0] for e in trace]
+    n = len(trace)
+    run_start = 0
+    for k in range(1, n + 1):
+        if k == n or cores_of[k] != cores_of[run_start]:
+            by_core.setdefault(cores_of[run_start], []).extend(range(run_start, k))
+            run_start = k
+    return by_core
+
+
+def _simulate(run: Any, table: CostTable) -> CostResult:
     chip: ChipSpec = run.chip
     trace: list[Event] = run.trace
     n = len(trace)
     mix = run.core_kind == "mix"
-    if mix:  # groups of 1 AIC + 2 AIV; HBM shared by the cores that move GM data
-        groups = max(1, min(run.block_num, chip.aic_cores))
-        gm_cores = {e[0] for e in trace if e[1] in _GM_PIPES}
-        active = max(1, min(len(gm_cores), 3 * groups))
-        cube_cores, vec_cores = groups, min(2 * run.block_num, chip.aiv_cores)
-    else:
-        physical = chip.aiv_cores if run.core_kind == "aiv" else chip.aic_cores
-        active = cube_cores = vec_cores = groups = max(1, min(run.block_num, physical))
+    groups, active, cube_cores, vec_cores = _cores(run, chip)
     hbm_bpc = chip.hbm_gbps * 1e9 / (chip.clock_mhz * 1e6)  # whole chip, bytes per cycle
     rd_rate = min(chip.gm_read_bytes_per_cycle, hbm_bpc / active)
     wr_rate = min(chip.gm_write_bytes_per_cycle, hbm_bpc / active)
@@ -191,15 +201,15 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     lat = [0.0] * n  # cycles from leaving the pipe to the result being ready
     fixed = [0.0] * n  # the setup part of occ (the profiler's fixed-cost vs throughput split)
     port = [0.0] * n  # cycles it occupies its core's GM port (< 0: its L2 port, see GM reads)
-    by_core: dict[int, list[int]] = {}
     bytes_moved: dict[tuple[str, str], int] = {}
     gm_read = gm_write = flops = 0
-    gm_hit = 0.0
     vec_work = cube_work = 0.0
     dma_cache: dict[tuple, tuple[float, float, float]] = {}
     dispatch = table.dispatch
     vsetup, vlat = table.vector_setup, table.vector_latency
-    vec_memo: dict[str, Any] = {}  # op -> (cycles per repeat, flops per lane) or None
+    # op -> its cost class, from the registry every op of a trace is in (trace.OPS)
+    klass_of = {name: info.cost_class for name, info in OPS.items()}
+    vec_memo: dict[str, Any] = {}  # op -> (cycles per repeat, flops per lane)
     pipe_ix = PIPE_IX
     # Sync and framework events: the runtime shares one Sync object per flag / queue slot, so
     # memoise their (kind, occupancy, scalar cost, flag id, pipe) by the Sync's identity (or
@@ -209,18 +219,11 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     flag_ids: dict[tuple, int] = {}  # (src, dst, key) -> small int: one FIFO per flag
     cross: set[int] = set()  # flags between cores: one FIFO shared by all cores
     fid = [-1] * n
-    # each core's events in program order: runs of the trace (one run per core when cores ran
-    # one after the other; several when they met at sync_all)
-    cores_of = [e[0] for e in trace]
-    run_start = 0
-    for k in range(1, n + 1):
-        if k == n or cores_of[k] != cores_of[run_start]:
-            by_core.setdefault(cores_of[run_start], []).extend(range(run_start, k))
-            run_start = k
     i = -1
     for _core, pname, op, reads, writes, count, _dt, repeats, _f, _l, s, args in trace:
         i += 1
-        if s is not None or op in FRAMEWORK_OPS:
+        klass = klass_of.get(op) or op_info(op).cost_class  # op_info: unregistered -> error
+        if s is not None or klass == "framework":
             memo_key = id(s) if s is not None else op + pname
             got = edge_memo.get(memo_key)
             if got is None:
@@ -234,7 +237,7 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
             fixed[i] = occ[i]
             continue
         pk = pipe[i] = pipe_ix[pname]
-        if op in DMA_OPS:
+        if klass == "dma":
             src = reads[0][0] if reads else "?"
             if writes:
                 w = writes[0]
@@ -260,24 +263,22 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
                                                  rd_rate, wr_rate)
             occ[i], lat[i], port[i] = got
             fixed[i] = occ[i] - port[i] if port[i] else table.dma_setup
-        elif op == "mmad":
+        elif klass == "cube":  # mmad
             steps = repeats / dict(args).get("rate", 1.0)  # 16x16x16 fp16 steps per cycle
             occ[i] = table.cube_setup + steps
             fixed[i] = table.cube_setup
             lat[i] = table.cube_latency
             cube_work += steps
-            flops += 2 * count
-        elif op == "get_value" or op == "set_value":
+            flops += OPS[op].flops_per_elem * count
+        elif klass == "scalar":  # get_value / set_value
             gm = (reads or writes)[0].space == "GM"
             occ[i] = fixed[i] = table.scalar_gm if gm else table.scalar_local
         else:
             vk = vec_memo.get(op)
             if vk is None:
-                klass = VECTOR_OPS.get(op)
-                vk = vec_memo[op] = (None if klass is None else (
-                    vec_rate.get(klass, 1.0),
-                    2 if op in FMA_OPS else 0 if klass == "convert" or op == "duplicate" else 1))
-            if vk is not None:
+                vk = vec_memo[op] = ((vec_rate.get(klass, 1.0), OPS[op].flops_per_elem)
+                                     if klass in VECTOR_CLASSES else ())
+            if vk:
                 work = repeats * vk[0]
                 occ[i] = vsetup + work
                 fixed[i] = vsetup
@@ -287,60 +288,18 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
         cost[i] = occ[i] if pk == S_PIPE else dispatch
 
     # ---- GM reads: L2 hits (see the module docstring) -----------------------------------------
-    reuse: dict[tuple, int] = {}
-    for r in gm_reads:
-        reuse[r[1]] = reuse.get(r[1], 0) + 1
-    distinct = sum(k[1] * k[2] for k in reuse)
-    scale = min(1.0, chip.l2_bytes / distinct) if distinct else 1.0
-    for i, key, moved, repeats, dst in gm_reads:
-        w = written.get(key)
-        r = reuse[key]
-        if w is not None and w < i:
-            hit = float(moved)  # bytes a GM write produced are read from L2
-        elif r > 1:
-            hit = moved * (r - 1) / r * scale  # one read in r comes from HBM
-        else:
-            hit = 0.0
-        dkey = ("GM", dst, moved, repeats, hit)
-        got = dma_cache.get(dkey)
-        if got is None:
-            got = dma_cache[dkey] = _dma_cost(table, chip, "GM", dst, moved, repeats, rd_rate,
-                                              wr_rate, hit, l2_rate)
-        occ[i], lat[i], port[i] = got
-        fixed[i] = occ[i] - port[i]
-        if hit * 2 > moved:  # mostly L2 hits: the transfer takes the core's L2 port
-            port[i] = -port[i]
-        gm_read -= int(hit)
-        gm_hit += hit
+    hits, gm_hit = _l2_hits(gm_reads, written, (occ, lat, port, fixed), dma_cache, table, chip,
+                            (rd_rate, wr_rate, l2_rate))
+    gm_read -= hits
 
     # ---- schedule -----------------------------------------------------------------------------
-    # The n-th wait on a flag consumes the n-th set of it on that core (deps.match_syncs):
-    # sets fire in order on their pipe, waits consume in order on theirs, so each core keeps a
-    # FIFO of fired times per flag.
     start = [0.0] * n
     end = [0.0] * n
-    arrays = (kind, pipe, cost, occ, lat, port, fid, start, end)
     issue: dict[int, float] = {}
-    shared = {f: deque() for f in cross}
-    pipe_np = np.array(pipe, dtype=np.int8)
-    cost_np = np.array(cost)
-    sims = {c: CoreSim(order, arrays, issue, shared, pipe_np, cost_np)
-            for c, order in by_core.items()}
-    if cross or SYNC_ALL in kind:  # the cores meet: schedule them together
-        drive({c: sim.run() for c, sim in sims.items()}, shared)
-    else:
-        independent(sims, arrays)
+    sims = schedule(_by_core(trace), (kind, pipe, cost, occ, lat, port, fid, start, end),
+                     issue, cross)
     core_end = {c: sim.span() for c, sim in sims.items()}
-    # waves: block b runs on physical core (group) b % groups, after the blocks before it
-    spans: dict[int, float] = {}
-    for core, span in core_end.items():
-        g = run.group_of(core) if mix else core
-        if span > spans.get(g, 0.0):
-            spans[g] = span
-    slots = [0.0] * groups
-    for g in sorted(spans):
-        slots[g % groups] += spans[g]
-    cycles = int(round(max(slots)))
+    cycles = waves(run, core_end, groups, mix)
     serial = sum(cost) + sum(occ) + sum(lat)  # S work counted twice: still an upper bound
     busy = {c: dict(zip(PIPES, sim.busy)) for c, sim in sims.items()}
     ran = max(1, len(busy))
@@ -366,6 +325,47 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
         issue=[issue.get(i, start[i]) for i in range(n)], fixed=fixed)
 
 
+
+
+
+
+def _l2_hits(gm_reads: list[tuple], written: dict[tuple, int], arrays: tuple, dma_cache: dict,
+             table: CostTable, chip: ChipSpec, rates: tuple[float, float, float]
+             ) -> tuple[int, float]:
+    """Cost every GM read once L2 reuse is known (module docstring): fills occ, lat, port and
+    fixed of the reads; returns (bytes no longer read from HBM, as counted, and L2 hit bytes)."""
+    occ, lat, port, fixed = arrays
+    rd_rate, wr_rate, l2_rate = rates
+    reuse: dict[tuple, int] = {}
+    for r in gm_reads:
+        reuse[r[1]] = reuse.get(r[1], 0) + 1
+    distinct = sum(k[1] * k[2] for k in reuse)
+    scale = min(1.0, chip.l2_bytes / distinct) if distinct else 1.0
+    hits = 0
+    gm_hit = 0.0
+    for i, key, moved, repeats, dst in gm_reads:
+        w = written.get(key)
+        r = reuse[key]
+        if w is not None and w < i:
+            hit = float(moved)  # bytes a GM write produced are read from L2
+        elif r > 1:
+            hit = moved * (r - 1) / r * scale  # one read in r comes from HBM
+        else:
+            hit = 0.0
+        dkey = ("GM", dst, moved, repeats, hit)
+        got = dma_cache.get(dkey)
+        if got is None:
+            got = dma_cache[dkey] = _dma_cost(table, chip, "GM", dst, moved, repeats, rd_rate,
+                                              wr_rate, hit, l2_rate)
+        occ[i], lat[i], port[i] = got
+        fixed[i] = occ[i] - port[i]
+        if hit * 2 > moved:  # mostly L2 hits: the transfer takes the core's L2 port
+            port[i] = -port[i]
+        hits += int(hit)
+        gm_hit += hit
+    return hits, gm_hit
+
+
 def _edge_cost(op: str, pname: str, s: Any, table: CostTable) -> tuple[int, float, float]:
     """(scheduler kind, pipe occupancy, scalar-unit cycles) of a sync or framework event."""
     if s is None:
@@ -373,7 +373,7 @@ def _edge_cost(op: str, pname: str, s: Any, table: CostTable) -> tuple[int, floa
     else:
         kind = _KIND.get(s.kind) or (BARRIER_ALL if s.src == "ALL" else BARRIER)
     occ = float(table.sync) if op in ("set_flag", "wait_flag", "pipe_barrier") else 0.0
-    if op in FRAMEWORK_OPS:
+    if OPS[op].cost_class == "framework":
         scalar = table.framework
     elif pname == "S" or s is not None and pname == "S":
         scalar = table.sync

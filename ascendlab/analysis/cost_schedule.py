@@ -359,3 +359,36 @@ class CoreSim:
         self.t_s = t_s
         drain()
         self.stuck.extend(q[h] for q, h in zip(queues, heads) if h < len(q))
+
+
+def schedule(by_core: dict[int, list[int]], arrays: tuple, issue: dict[int, float],
+              cross: set[int]) -> dict[int, CoreSim]:
+    """Run every core's events through its pipes (cost_schedule.CoreSim), filling start, end
+    and issue. The n-th wait on a flag consumes the n-th set of it on that core
+    (deps.match_syncs): sets fire in order on their pipe, waits consume in order on theirs, so
+    each core keeps a FIFO of fired times per flag."""
+    kind, pipe, cost = arrays[0], arrays[1], arrays[2]
+    shared = {f: deque() for f in cross}
+    pipe_np = np.array(pipe, dtype=np.int8)
+    cost_np = np.array(cost)
+    sims = {c: CoreSim(order, arrays, issue, shared, pipe_np, cost_np)
+            for c, order in by_core.items()}
+    if cross or SYNC_ALL in kind:  # the cores meet: schedule them together
+        drive({c: sim.run() for c, sim in sims.items()}, shared)
+    else:
+        independent(sims, arrays)
+    return sims
+
+
+def waves(run: Any, core_end: dict[int, float], groups: int, mix: bool) -> int:
+    """The kernel's span: block b runs on physical core (group) b % groups, after the blocks
+    before it."""
+    spans: dict[int, float] = {}
+    for core, span in core_end.items():
+        g = run.group_of(core) if mix else core
+        if span > spans.get(g, 0.0):
+            spans[g] = span
+    slots = [0.0] * groups
+    for g in sorted(spans):
+        slots[g % groups] += spans[g]
+    return int(round(max(slots)))

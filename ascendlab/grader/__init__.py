@@ -12,20 +12,14 @@ the modules; docs/grader.md explains challenges, verdicts and the threat model.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .challenge import Case, Challenge, ChallengeSpec, Limits, Rules, Tiers, load_challenge
+
+# `check` is imported eagerly: importing the submodule ascendlab.grader.check binds the package
+# attribute `check` to the module; this import rebinds it to the function, and later imports of
+# the (already loaded) submodule leave it alone.
+from .check import check
 from .grade import GradeOptions, grade
 from .report import CaseReport, PerfReport, Report, Verdict
-
-
-def check(challenge: Any, launch: Any, **kwargs: Any) -> Report:
-    """Grade the function `launch` on the challenge's public cases in this process (a quick
-    notebook check; see ascendlab.grader.check)."""
-    from .check import check as _check
-
-    return _check(challenge, launch, **kwargs)
-
 
 __all__ = ["Case", "CaseReport", "Challenge", "ChallengeSpec", "GradeOptions", "Limits",
            "PerfReport", "Report", "Rules", "Tiers", "Verdict", "check", "grade",

@@ -211,9 +211,11 @@ def derive_seed(secret: int, *parts: Any) -> int:
 
 def challenge_dirs() -> list[Path]:
     """Where challenges are looked up by name: $ASCENDLAB_CHALLENGES (os.pathsep-separated),
-    the repository's challenges/, ./challenges."""
+    the repository's challenges/ (or the installed wheel's copy), ./challenges."""
+    from ..resources import data_path
+
     dirs = [Path(p) for p in os.environ.get("ASCENDLAB_CHALLENGES", "").split(os.pathsep) if p]
-    dirs.append(Path(__file__).resolve().parents[2] / "challenges")
+    dirs.extend(p for p in (data_path("challenges"),) if p is not None)
     dirs.append(Path.cwd() / "challenges")
     return dirs
 

@@ -161,6 +161,7 @@ def run_case(entry: Any, arrays: dict[str, np.ndarray], order: tuple[str, ...],
         finally:
             runs.append(L.SESSION.last_run)
 
+    saved = L.SESSION.options  # check() runs this in the learner's process: restore after
     L.configure(chip=chip, strict=True, sanitize=False, auto_sync=True)
     L.SESSION.last_run = None
     L.run_kernel = recording
@@ -172,6 +173,7 @@ def run_case(entry: Any, arrays: dict[str, np.ndarray], order: tuple[str, ...],
         rec["error"] = _error(exc, files, "kernel" if runs else "launch")
     finally:
         L.run_kernel = real
+        L.SESSION.options = saved
     rec["elapsed_s"] = time.perf_counter() - t0
     rec["launches"] = len(runs)
     rec["mapping"] = mapping[0] if len(mapping) == 1 else []

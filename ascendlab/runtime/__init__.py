@@ -3,3 +3,23 @@
 chips -> dtypes, enums, params -> trace -> core -> memory -> tensor -> queue -> dma -> vector
 -> cube -> sync -> kernel_ast -> scheduler -> launch
 """
+
+# The modules that implement ops register them in trace.OPS when imported; importing them here
+# makes the registry complete as soon as anything of the runtime (trace.py included) is imported,
+# so the cost of a trace never depends on which other modules a process happened to import.
+from . import (
+    cube,
+    cube_fixpipe,
+    dma,
+    queue,
+    sync,
+    tensor,
+    tpipe,
+    vector,
+    vector_cast,
+    vector_cmpsel,
+    vector_reduce,
+)
+
+__all__ = ["cube", "cube_fixpipe", "dma", "queue", "sync", "tensor", "tpipe", "vector",
+           "vector_cast", "vector_cmpsel", "vector_reduce"]

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ContextError, OutOfBoundsError
+from ..errors import ContextError, OutOfBoundsError, TraceLimitError
 from .chips import ChipSpec
 from .trace import Access, Event, Finding, Sync
 
@@ -41,6 +41,8 @@ class LaunchState:
         self.auto_sync = auto_sync
         self.core_kind = core_kind  # "aiv" | "aic" | "mix"
         self.trace: list[Event] = []
+        self.max_events: int | None = None  # RunOptions.max_events: None = no cap
+        self.kernel = ""  # the kernel's name, for messages
         self.findings: list[Finding] = []
         self.scheduler: Any = None  # scheduler.Sequential or Lockstep, set by the launcher
         # MIX launches: the cube core of each group, created when a vector core first needs
@@ -70,7 +72,7 @@ class CoreState:
 
     __slots__ = ("idx", "launch", "chip", "kind", "append", "mems", "typed", "pipe_obj",
                  "n_queues", "mask_counter", "vector_mask", "v_pending", "auto",
-                 "reserved", "lib")
+                 "reserved", "lib", "memo")
 
     def __init__(self, idx: int, launch: LaunchState, kind: str | None = None) -> None:
         self.idx = idx
@@ -85,6 +87,12 @@ class CoreState:
 
             self.auto = AutoSync(self)
             self.append = self.auto.append
+        if launch.max_events is not None:
+            self.append = _capped(self.append, launch)
+        # Trace pieces that recur (an Access of a UB slot, an args tuple, a whole Event issued
+        # again from the same line on the same operands): built once per core and shared, so a
+        # loop's trace holds references instead of copies (Events are immutable)
+        self.memo: dict[Any, Any] = {}
         # bytes at the top of each memory taken by library buffers (Matmul, LocalTensorAuto)
         self.reserved: dict[str, int] = {}
         self.lib: dict[Any, Any] = {}  # library state on this core (Matmul engines, ...)
@@ -114,6 +122,21 @@ class CoreState:
             t = self.mem(space).view(dtype.np)
             self.typed[key] = t
         return t
+
+
+def _capped(append: Any, launch: LaunchState) -> Any:
+    """`append` that first checks the trace against launch.max_events."""
+    trace, cap = launch.trace, launch.max_events
+
+    def add(ev: Event) -> None:
+        if len(trace) >= cap:
+            raise TraceLimitError(
+                f"{launch.kernel or 'kernel'}: the trace reached RunOptions.max_events={cap} "
+                f"events (at {ev.op} on core {ev.core}, {_short(ev.file)}:{ev.line}); raise the "
+                f"cap with ascendlab.configure(max_events=N), or max_events=None for no cap")
+        append(ev)
+
+    return add
 
 
 current: CoreState | None = None

@@ -1,4 +1,5 @@
-"""The cube path (AIC): ND->NZ copy into L1, load_data (L1 -> L0A/L0B), mmad, fixpipe (L0C -> GM).
+"""The cube path (AIC): ND->NZ copy into L1, load_data (L1 -> L0A/L0B), mmad; fixpipe (L0C -> GM)
+is in cube_fixpipe.py.
 
 Fractal layouts (ADK Mmad.md; c0 = 32 B / sizeof(T): 16 for fp16, 8 for fp32, 32 for int8):
 
@@ -26,9 +27,15 @@ from ..errors import AlignmentError, DTypeError, ParamError, PositionError
 from . import core as _core
 from .core import access, emit
 from .dma import _blocks, _gm_span, _local_span
-from .enums import FixpipeConfig, QuantModes, TPosition
-from .params import FixpipeParamsV220, LoadData2DParams, MmadParams, Nd2NzParams
+from .enums import TPosition
+from .params import LoadData2DParams, MmadParams, Nd2NzParams
 from .tensor import GlobalTensor, LocalTensor, check_core_kind, require_global, require_local
+from .trace import register_op
+
+# load_data runs on MTE1 (L1 -> L0) or MTE2 (GM -> L1/L0); mmad counts 2 operations per
+# multiply-add (Event.count = m * n * k)
+register_op("load_data", "", "dma", module=__name__)
+register_op("mmad", "M", "cube", flops_per_elem=2, module=__name__)
 
 _getframe = sys._getframe
 _as_strided = np.lib.stride_tricks.as_strided
@@ -352,146 +359,6 @@ def mmad(dst: Any, fm: Any, filter: Any, bias_or_params: Any = None, params: Any
     emit(c, "M", op, reads, (c_acc,), m * n * k, at, m1 * n1 * k1, frame, None, args)
 
 
-# ---- fixpipe ------------------------------------------------------------------------------
-def fixpipe(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
-    """Fixpipe (FixpipeParamsV220): L0C (NZ, fp32/int32) -> GM, pipe FIX, optional ReLU and
-    fp32 -> fp16 quantisation; `fixpipe(dst_gm, src_co1, params, config=cfg_row_major)`.
-
-    cfg_row_major (NZ2ND): for matrix i < nd_num, row r < m_size, column j < n_size, GM element
-    i*dst_nd_stride + r*dst_stride + j = L0C element i*src_nd_stride*1024 B +
-    (j // 16)*src_stride*16 + r*16 + j % 16 (src_stride in C0 = 16-element units, normally
-    m rounded up to 16; dst_stride = elements per ND row). cfg_nz: fractal column j < n_size/16
-    (n_size a multiple of 16) of m_size rows x 16 goes to dst + j*dst_stride*32 B, rows packed.
-    quant_pre NoQuant (dst dtype = src dtype) and F322F16 (round to nearest even, inf/nan kept)
-    are emulated; relu_en applies max(x, 0) before the conversion. nd_num 0 is a no-op.
-
-    Limitations: the other quant modes (deq_scalar, DEQF16, REQ8, ...), the cbuf_workspace
-    (tensor quantisation) form, channel split and L0C -> L1/UB are not emulated. nd_num and the
-    nd strides are ignored by cfg_nz. unit_flag only goes into the event's args.
-    """
-    frame = _getframe(1)
-    op = "fixpipe"
-    c = _core.current or _core.core()
-    if not c.chip.has_fixpipe:
-        raise NotImplementedError(f"fixpipe: {c.chip.name} has no FixPipe (L0C -> UB goes "
-                                  f"through the vector unit there); not emulated "
-                                  f"{_core.where(c, frame)}")
-    check_core_kind(c, "L0C", op, frame)
-    rest = list(args)
-    ws = kwargs.pop("cbuf_workspace", None)
-    if rest and isinstance(rest[0], LocalTensor):
-        ws = rest.pop(0)
-    if ws is not None:
-        raise NotImplementedError("fixpipe with a cbuf_workspace tensor (tensor quantisation: "
-                                  "VDEQF16 / VQF322B8_PRE / VREQ8) is not emulated "
-                                  f"{_core.where(c, frame)}")
-    names = ("params", "config")
-    if len(rest) > 2:
-        raise TypeError("fixpipe(dst, src[, cbuf_workspace], params[, config])")
-    bound = dict(zip(names, rest))
-    for key, value in kwargs.items():
-        if key not in names or key in bound:
-            raise TypeError(f"fixpipe() got an unexpected or repeated argument {key!r}")
-        bound[key] = value
-    p = bound.get("params")
-    if not isinstance(p, FixpipeParamsV220):
-        raise TypeError(f"fixpipe: params must be FixpipeParamsV220, got {type(p).__name__}")
-    config = FixpipeConfig(bound.get("config", FixpipeConfig.cfg_row_major))
-    if isinstance(dst, LocalTensor):
-        raise NotImplementedError("fixpipe to a LocalTensor (L0C -> L1/UB) is not emulated; "
-                                  f"emulated: L0C -> GM {_core.where(c, frame)}")
-    dst = require_global(op, dst, "dst")
-    src = require_local(op, src, "src")
-    _check_pos(c, op, src, "src", (TPosition.CO1,), frame)
-    st, dtn = src.dtype.name, dst.dtype.name
-    if st not in ("float32", "int32"):
-        raise DTypeError(f"fixpipe: src must be float32 or int32 (an mmad result), got {st} "
-                         f"{_core.where(c, frame)}")
-    try:
-        q = QuantModes(int(p.quant_pre))
-    except ValueError:
-        raise ParamError(f"fixpipe: quant_pre={p.quant_pre!r} is not a QuantModes value "
-                         f"{_core.where(c, frame)}") from None
-    if q == QuantModes.NoQuant:
-        if dtn != st:
-            raise DTypeError(f"fixpipe: quant_pre=NoQuant keeps {st} but dst is {dtn}; use "
-                             f"quant_pre=F322F16 for float16 output {_core.where(c, frame)}")
-    elif q == QuantModes.F322F16:
-        if st != "float32" or dtn != "float16":
-            raise DTypeError(f"fixpipe: quant_pre=F322F16 converts float32 to float16, got src "
-                             f"{st} and dst {dtn} {_core.where(c, frame)}")
-    else:
-        raise NotImplementedError(f"fixpipe: quant_pre={q.name} is not emulated (NoQuant and "
-                                  f"F322F16 are) {_core.where(c, frame)}")
-    if p.is_channel_split:
-        raise NotImplementedError("fixpipe: is_channel_split=True is not emulated "
-                                  f"{_core.where(c, frame)}")
-    nz = config == FixpipeConfig.cfg_nz
-    n, m, sstride, dstride = int(p.n_size), int(p.m_size), int(p.src_stride), int(p.dst_stride)
-    nd, snd, dnd = int(p.nd_num), int(p.src_nd_stride), int(p.dst_nd_stride)
-    fp = "FixpipeParamsV220"
-    _check_range(c, op, fp, "n_size", n, 1, 4095, frame)
-    _check_range(c, op, fp, "m_size", m, 1, 65535 if nz else 8192, frame)
-    _check_range(c, op, fp, "src_stride", sstride, 0, 65535, frame)
-    _check_range(c, op, fp, "dst_stride", dstride, 1, 2**32 - 1, frame)
-    if nz:
-        if n % 16:
-            raise ParamError(f"fixpipe: FixpipeParamsV220.n_size={n} must be a multiple of 16 "
-                             f"with cfg_nz {_core.where(c, frame)}")
-        nd = 1
-    else:
-        _check_range(c, op, fp, "nd_num", nd, 0, 65535, frame)
-        if nd > 1:
-            _check_range(c, op, fp, "src_nd_stride", snd, 1, 512, frame)
-            _check_range(c, op, fp, "dst_nd_stride", dnd, 1, 65535, frame)
-    _check_align(c, op, src, "src", 64, frame)
-    ev_args = (("params", tuple(p)), ("config", config.name), ("quant", q.name))
-    if not nd:
-        _nop(c, "FIX", op, dtn, frame, ev_args)
-        return
-    esz, dsz = src.dtype.itemsize, dst.dtype.itemsize
-    n1 = -(-n // 16)
-    col = sstride * 16 * esz  # bytes between fractal columns in L0C
-    src_hi = (nd - 1) * snd * 1024 + (n1 - 1) * col + m * 16 * esz
-    _check_local_span(c, src, src_hi, op, "src", frame)
-    view = _as_strided(src.arr[src.e0:], shape=(nd, n1, m, 16),
-                       strides=(snd * 1024, col, 16 * esz, esz), writeable=False)
-    if nz:
-        data = view[0].copy()  # (n1, m, 16)
-    else:
-        data = view.transpose(0, 2, 1, 3).reshape(nd, m, n1 * 16)[:, :, :n]
-    if p.relu_en:
-        data = np.maximum(data, 0)
-    with np.errstate(over="ignore"):  # F322F16: out-of-range values become +-inf (INF_NAN mode)
-        data = np.ascontiguousarray(data, dtype=dst.dtype.np)
-    a = dst.alloc
-    gm0 = a.base + dst.offset
-    if nz:
-        gm_hi = (n1 - 1) * dstride * 32 + m * 16 * dsz
-        _check_gm_span(c, dst, gm_hi, op, frame)
-        if not a.idx0:
-            a.private()
-        a.written = True
-        _blocks(a.buf, a.idx0 + dst.offset, n1, m * 16 * dsz, dstride * 32)[...] = \
-            data.view(np.uint8).reshape(n1, m * 16 * dsz)
-        reads = (access("L0C", src.addr, m * 16 * esz, src.name, n1, col),)
-        writes = (access("GM", gm0, m * 16 * dsz, a.name, n1, dstride * 32),)
-        bursts = n1
-    else:
-        gm_hi = ((nd - 1) * dnd + (m - 1) * dstride + n) * dsz
-        _check_gm_span(c, dst, gm_hi, op, frame)
-        if not a.idx0:
-            a.private()
-        a.written = True
-        out = _as_strided(a.buf[a.idx0 + dst.offset:], shape=(nd, m, n * dsz),
-                          strides=(dnd * dsz, dstride * dsz, 1), writeable=True)
-        out[...] = data.view(np.uint8).reshape(nd, m, n * dsz)
-        reads = tuple(access("L0C", src.addr + i * snd * 1024, m * 16 * esz, src.name, n1, col)
-                      for i in range(nd))
-        writes = tuple(access("GM", gm0 + i * dnd * dsz, n * dsz, a.name, m, dstride * dsz)
-                       for i in range(nd))
-        bursts = nd * m
-    emit(c, "FIX", op, reads, writes, nd * m * n, dtn, bursts, frame, None, ev_args)
-
+from .cube_fixpipe import fixpipe  # noqa: E402  (L0C -> GM, split off: it needs the checks above)
 
 __all__ = ["load_data", "mmad", "fixpipe", "copy_nd2nz"]

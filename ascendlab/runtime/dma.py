@@ -23,7 +23,11 @@ from .params import (
     Nd2NzParams,
 )
 from .tensor import GlobalTensor, LocalTensor
-from .trace import Access, Event
+from .trace import Access, Event, register_op
+
+# DMA moves: the pipe follows the route (MTE2 into a core, MTE3 out of it, V inside UB)
+register_op("data_copy", "", "dma", module=__name__)
+register_op("data_copy_pad", "", "dma", module=__name__)
 
 _getframe = sys._getframe
 _new = tuple.__new__
@@ -59,7 +63,7 @@ def _operand(c: Any, t: Any, nbytes: int, op: str, role: str, frame: Any,
         if write:
             if not g.idx0:
                 g.private()
-            g.written = True
+            g.mark_written()
         return "GM", g.buf, g.idx0 + off, g.base + off, g.name
     raise TypeError(f"{op}: {role} must be a LocalTensor or GlobalTensor, got "
                     f"{type(t).__name__}")
@@ -131,6 +135,9 @@ def data_copy(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
     frame = _getframe(1)
     if len(args) == 1 and not kwargs:
         arg = args[0]
+        if type(arg) is int:  # the count form, the common case
+            _copy_count(dst, src, arg, frame)
+            return
     elif not args and len(kwargs) == 1:
         (key, arg), = kwargs.items()
         if key not in ("count", "repeat_params", "intri_params"):
@@ -170,10 +177,22 @@ def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
     pipe = _pipe("data_copy", ss, ds, c, frame)
     if nbytes:
         dbuf[di:di + nbytes] = sbuf[si:si + nbytes]
-    reads = (_new(Access, (ss, saddr, nbytes, sname, 1, 0)),)
-    writes = (_new(Access, (ds, daddr, nbytes, dname, 1, 0)),)
+    memo = c.memo  # local accesses and args recur from tile to tile: share them
+    if ss == "GM":
+        reads = (_new(Access, (ss, saddr, nbytes, sname, 1, 0)),)
+    else:
+        key = (ss, saddr, nbytes, sname)
+        reads = memo.get(key) or memo.setdefault(key, (_new(Access, key + (1, 0)),))
+    if ds == "GM":
+        writes = (_new(Access, (ds, daddr, nbytes, dname, 1, 0)),)
+    else:
+        key = (ds, daddr, nbytes, dname)
+        writes = memo.get(key) or memo.setdefault(key, (_new(Access, key + (1, 0)),))
+    args = memo.get(count)  # int keys: the args of a count-form copy
+    if args is None:
+        args = memo[count] = (("count", count),)
     c.append(_new(Event, (c.idx, pipe, "data_copy", reads, writes, nbytes // isz, dt.name, 1,
-                          frame.f_code.co_filename, frame.f_lineno, None, (("count", count),))))
+                          frame.f_code.co_filename, frame.f_lineno, None, args)))
 
 
 def _copy_params(dst: Any, src: Any, p: DataCopyParams, frame: Any) -> None:

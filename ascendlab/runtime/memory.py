@@ -27,11 +27,12 @@ class GMAlloc:
 
     `buf[idx0 + off]` is the byte at offset `off` of the argument: before the first write `buf`
     is the caller's own bytes (idx0 = 0); after it, the private copy guard|data|guard
-    (idx0 = GUARD).
+    (idx0 = GUARD). Every write bumps `version` (mark_written), so values derived from the
+    contents (`derived`, e.g. adv.Matmul's float32 copy of an operand) know when they are stale.
     """
 
     __slots__ = ("name", "index", "base", "dtype", "shape", "nbytes", "host", "buf", "idx0",
-                 "written")
+                 "written", "version", "derived")
 
     def __init__(self, name: str, index: int, host_bytes: np.ndarray, dtype: DataType,
                  shape: tuple[int, ...]) -> None:
@@ -45,6 +46,13 @@ class GMAlloc:
         self.buf = host_bytes
         self.idx0 = 0
         self.written = False
+        self.version = 0  # bumped by every write into the argument
+        self.derived: dict[Any, tuple[int, Any]] = {}  # key -> (version it was made at, value)
+
+    def mark_written(self) -> None:
+        """Record a write (the device copy exists: call private() first)."""
+        self.written = True
+        self.version += 1
 
     def private(self) -> np.ndarray:
         """Make (once) and return the padded device copy; buf/idx0 then point into it."""

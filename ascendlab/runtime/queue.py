@@ -13,13 +13,18 @@ import sys
 from collections import deque as _fifo
 from typing import Any
 
-from ..errors import CapacityError, LaunchError, QueueError
+from ..errors import CapacityError, QueueError
 from . import core as _core
-from .core import CoreState, emit
+from .core import CoreState
 from .dtypes import DataType
-from .enums import SPACE_OF, HardEvent, TPosition
-from .tensor import LocalTensor, check_core_kind
-from .trace import Event, Sync
+from .enums import SPACE_OF, TPosition
+from .tensor import LocalTensor
+from .trace import Event, Sync, register_op
+
+# TPipe/TQue bookkeeping on the scalar unit; a queue op's event sits on the pipe of the side
+# (producer or consumer) that calls it, with its sync edge
+for _op in ("alloc_tensor", "enque", "deque", "free_tensor"):
+    register_op(_op, "", "framework", module=__name__)
 
 _getframe = sys._getframe
 _new = tuple.__new__
@@ -80,6 +85,9 @@ class TQueBind:
         self.pipe: Any = None  # the TPipe that carved the slots
         self.pipe_gen = -1  # its generation when it did (reset() invalidates the slots)
         self.protos: dict[tuple[int, Any], LocalTensor] = {}  # (slot, dtype) -> tensor to copy
+        # (op, slot, file, line[, no sync]) -> its Event: a loop issues the same few queue events
+        # again and again, so the trace shares them (they are immutable)
+        self.events: dict[tuple, Event] = {}
 
     def precompute(self) -> None:
         """Build the per-slot Sync edges and Event args once (they never change)."""
@@ -132,6 +140,17 @@ class TQueBind:
                              f"to this queue {_core.where(self.c, frame)}")
         return t.slot
 
+    def _event(self, op: str, pipe: str, slot: int, sync: Sync | None, frame: Any) -> Event:
+        """The Event of queue op `op` on `slot` from the caller's line: built once, then
+        shared (a loop issues the same few again and again; Events are immutable)."""
+        key = (op, slot, frame.f_code.co_filename, frame.f_lineno, sync is None)
+        ev = self.events.get(key)
+        if ev is None:
+            ev = self.events[key] = _new(Event, (
+                self.c.idx, pipe, op, (), (), 0, "", 0, frame.f_code.co_filename,
+                frame.f_lineno, sync, self.ev_args[slot]))
+        return ev
+
     def describe(self) -> str:
         src, dst = self.src.name, self.dst.name
         kind = f"TQue({src})" if src == dst else f"TQueBind({src}->{dst})"
@@ -162,8 +181,7 @@ class TQueBind:
         self.cursor = (slot + 1) % n
         state[slot] = _ALLOCATED
         sync = self.war_wait[slot] if self.freed_once[slot] else None
-        c.append(_new(Event, (c.idx, self.producer, "alloc_tensor", (), (), 0, "", 0,
-                              frame.f_code.co_filename, frame.f_lineno, sync, self.ev_args[slot])))
+        c.append(self._event("alloc_tensor", self.producer, slot, sync, frame))
         if sync is not None and self.producer == "V":
             c.v_pending.clear()  # a wait on V orders earlier vector work (see check_vector_order)
         if target is not None:
@@ -186,9 +204,7 @@ class TQueBind:
                              f"{_core.where(c, frame)}")
         self.state[slot] = _ENQUEUED
         self.fifo.append(slot)
-        c.append(_new(Event, (c.idx, self.producer, "enque", (), (), 0, "", 0,
-                              frame.f_code.co_filename, frame.f_lineno, self.raw_set[slot],
-                              self.ev_args[slot])))
+        c.append(self._event("enque", self.producer, slot, self.raw_set[slot], frame))
 
     def deque(self, arg: Any = None, src_user_pos: Any = None, dst_user_pos: Any = None,
               dtype: Any = None, tensor: Any = None) -> Any:
@@ -201,9 +217,7 @@ class TQueBind:
                              f"{_core.where(c, frame)}")
         slot = self.fifo.popleft()
         self.state[slot] = _DEQUEUED
-        c.append(_new(Event, (c.idx, self.consumer, "deque", (), (), 0, "", 0,
-                              frame.f_code.co_filename, frame.f_lineno, self.raw_wait[slot],
-                              self.ev_args[slot])))
+        c.append(self._event("deque", self.consumer, slot, self.raw_wait[slot], frame))
         if self.consumer == "V":
             c.v_pending.clear()  # a wait on V orders earlier vector work
         target = tensor if tensor is not None else arg if type(arg) is LocalTensor else None
@@ -224,9 +238,7 @@ class TQueBind:
                              f"{_core.where(c, frame)}")
         self.state[slot] = _FREE
         self.freed_once[slot] = True
-        c.append(_new(Event, (c.idx, self.consumer, "free_tensor", (), (), 0, "", 0,
-                              frame.f_code.co_filename, frame.f_lineno, self.war_set[slot],
-                              self.ev_args[slot])))
+        c.append(self._event("free_tensor", self.consumer, slot, self.war_set[slot], frame))
 
     # ---- queries -----------------------------------------------------------------------
     def vacant_in_que(self) -> bool:
@@ -316,171 +328,7 @@ class TBuf(TQueBind):
     deque = enque
 
 
-class TPipe:
-    """Owns the kernel's local memory: init_buffer carves slots for queues and TBufs."""
+# TPipe (the slots' carver) and the library buffers at the top of memory live in tpipe.py
+from .tpipe import TPipe, local_tensor_auto, reserve_top  # noqa: E402
 
-    def __init__(self) -> None:
-        c = _core.core()
-        frame = _getframe(1)
-        if c.pipe_obj is not None and not c.pipe_obj.destroyed:
-            raise LaunchError(f"TPipe: a kernel creates exactly one TPipe; this is a second "
-                              f"one {_core.where(c, frame)}")
-        self.c = c
-        self.gen = 0
-        self.destroyed = False
-        self._reset_state()
-        c.pipe_obj = self
-
-    def _reset_state(self) -> None:
-        self.used: dict[str, int] = {}  # bytes carved per physical memory
-        self.que_buffers: dict[TPosition, int] = {}  # queue slots per position
-        self.n_buffers = 0
-        self.events: dict[int, set[int]] = {}  # HardEvent -> allocated event ids
-
-    def init_buffer(self, que: Any = None, num: Any = 0, len: Any = 0, buf: Any = None) -> None:
-        """Give a queue `num` slots of `len` bytes (rounded up to 32 B), or a TBuf `num` bytes."""
-        frame = _getframe(1)
-        c = self.c
-        target = buf if buf is not None else que
-        if not isinstance(target, TQueBind):
-            raise TypeError(f"init_buffer: expected a TQue/TQueBind/TBuf, got {target!r}")
-        if self.destroyed:
-            raise QueueError(f"init_buffer after TPipe.destroy(): call pipe.init() first "
-                             f"{_core.where(c, frame)}")
-        if isinstance(target, TBuf):
-            num, nbytes = 1, int(num)  # pyasc: init_buffer(buf, num) passes the byte length
-        else:
-            num, nbytes = int(num), int(len)
-        if num < 1 or nbytes < 1:
-            raise ValueError(f"init_buffer({target.describe()}): num={num} and len={nbytes} must "
-                             f"be >= 1 {_core.where(c, frame)}")
-        if target.slots and target.pipe_gen == self.gen:
-            raise QueueError(f"init_buffer: {target.describe()} already has buffers; "
-                             f"pipe.reset() before re-initialising {_core.where(c, frame)}")
-        nbytes = (nbytes + 31) // 32 * 32
-        space = target.space
-        check_core_kind(c, space, "init_buffer", frame)
-        chip = c.chip
-        if not isinstance(target, TBuf):
-            have = self.que_buffers.get(target.src, 0)
-            limit = chip.que_buffers_per_position
-            if have + num > limit:
-                raise CapacityError(
-                    f"init_buffer({target.describe()}, num={num}): {have + num} queue buffers "
-                    f"in {target.src.name} exceed the limit of {limit} per position on "
-                    f"{chip.name}; merge buffers into fewer, larger ones "
-                    f"{_core.where(c, frame)}")
-        if self.n_buffers + num > chip.max_pipe_buffers:
-            raise CapacityError(f"init_buffer: {self.n_buffers + num} buffers exceed the limit of "
-                                f"{chip.max_pipe_buffers} per kernel {_core.where(c, frame)}")
-        start = self.used.get(space, 0)
-        top = c.reserved.get(space, 0)
-        cap = chip.capacity(space) - top
-        end = start + num * nbytes
-        if end > cap:
-            held = f" ({top} B are held by library buffers)" if top else ""
-            raise CapacityError(
-                f"init_buffer({target.describe()}, num={num}, len={nbytes}): {space} would need "
-                f"{end} B ({start} B already given to earlier buffers + {num} x {nbytes} B) but "
-                f"{chip.name} has {cap} B{held} {_core.where(c, frame)}")
-        self.used[space] = end
-        if not isinstance(target, TBuf):
-            self.que_buffers[target.src] = self.que_buffers.get(target.src, 0) + num
-        self.n_buffers += num
-        target.slots = [start + i * nbytes for i in range(num)]
-        label = f"tbuf{target.qid}" if isinstance(target, TBuf) else f"que{target.qid}"
-        target.names = [label if isinstance(target, TBuf) else f"{label}[{i}]"
-                        for i in range(num)]
-        target.precompute()
-        target.slot_len = nbytes
-        target.state = [_FREE] * num
-        target.freed_once = [False] * num
-        target.fifo.clear()
-        target.cursor = 0
-        target.pipe = self
-        target.pipe_gen = self.gen
-        target.protos.clear()
-        emit(c, "S", "init_buffer", (), (), 0, "", 0, frame, None,
-             (("queue", target.qid), ("space", space), ("addr", start), ("num", num),
-              ("len", nbytes)))
-
-    def reset(self) -> None:
-        """Release every buffer (queues need init_buffer again)."""
-        self.gen += 1
-        self._reset_state()
-
-    def destroy(self) -> None:
-        self.reset()
-        self.destroyed = True
-
-    def init(self) -> None:
-        self.reset()
-        self.destroyed = False
-
-    # ---- event ids (for set_flag/wait_flag) ---------------------------------------------
-    def _ids(self, event: Any) -> set[int]:
-        return self.events.setdefault(int(HardEvent(event)), set())
-
-    def alloc_event_id(self, event: Any = HardEvent.V_S) -> int:
-        """Reserve a free event id for `event` (0..5; 6 and 7 belong to the framework)."""
-        ids = self._ids(event)
-        for i in range(6):
-            if i not in ids:
-                ids.add(i)
-                return i
-        raise QueueError(f"alloc_event_id({HardEvent(event).name}): all 6 user event ids are "
-                         f"allocated; release_event_id one first")
-
-    def fetch_event_id(self, event: Any = HardEvent.V_S) -> int:
-        """A currently free event id for `event`, without reserving it."""
-        ids = self._ids(event)
-        for i in range(6):
-            if i not in ids:
-                return i
-        raise QueueError(f"fetch_event_id({HardEvent(event).name}): no free event id")
-
-    def release_event_id(self, id: Any, event: Any = HardEvent.V_S) -> None:
-        self._ids(event).discard(int(id))
-
-
-def reserve_top(c: CoreState, space: str, nbytes: int, what: str, align: int = 32) -> int:
-    """Take `nbytes` at the top of `space` for a library buffer (Matmul's L1/L0 tiles,
-    LocalTensorAuto); returns its byte address. TPipe.init_buffer carves from the bottom, so the
-    two never overlap; running out raises a CapacityError naming both."""
-    cap = c.chip.capacity(space)
-    top = c.reserved.get(space, 0)
-    addr = (cap - top - nbytes) // align * align
-    below = c.pipe_obj.used.get(space, 0) if c.pipe_obj is not None else 0
-    if addr < below:
-        raise CapacityError(f"{what}: needs {nbytes} B of {space}, but {c.chip.name} has "
-                            f"{cap} B, {top} B already held by library buffers and {below} B "
-                            f"given to TPipe buffers")
-    c.reserved[space] = cap - addr
-    return addr
-
-
-def local_tensor_auto(dtype: Any, shape: Any) -> LocalTensor:
-    """asc.LocalTensorAuto(dtype, shape): a UB tensor placed by the compiler. Each call site
-    gets one fixed place (the first call reserves it at the top of UB; later calls, e.g. in
-    later loop iterations, get the same bytes back), as static allocation would. The kernel
-    then runs with insert_sync (pyasc forces it on), so the reuse is synchronised."""
-    frame = _getframe(1)
-    c = _core.core()
-    dt = dtype if type(dtype) is DataType else DataType(dtype)
-    dims = list(shape) if hasattr(shape, "__iter__") else [shape]
-    n = 1
-    for d in dims:
-        n *= int(d)
-    if n <= 0:
-        raise ValueError(f"LocalTensorAuto: shape {shape!r} has no elements "
-                         f"{_core.where(c, frame)}")
-    check_core_kind(c, "UB", "LocalTensorAuto", frame)
-    nbytes = (n * dt.itemsize + 31) // 32 * 32
-    site = ("auto", frame.f_code.co_filename, frame.f_lineno)
-    got = c.lib.get(site)
-    if got is None or got[1] < nbytes:
-        addr = reserve_top(c, "UB", nbytes, f"LocalTensorAuto at {_core.where(c, frame)}")
-        got = c.lib[site] = (addr, nbytes)
-    addr = got[0]
-    return LocalTensor._make(c, "UB", TPosition.VECCALC, addr, dt, n, addr + nbytes, None, 0,
-                             f"auto@{frame.f_lineno}")
+__all__ = ["TBuf", "TPipe", "TQue", "TQueBind", "local_tensor_auto", "reserve_top"]

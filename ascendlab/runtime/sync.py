@@ -15,7 +15,17 @@ from ..errors import SyncError
 from . import core as _core
 from .core import emit
 from .enums import HardEvent, PipeID
-from .trace import Sync
+from .trace import Sync, register_op
+
+# Flags and barriers: a set runs on its src pipe, a wait on its dst pipe, a barrier on its pipe
+for _op in ("set_flag", "wait_flag", "pipe_barrier"):
+    register_op(_op, "", "sync", module=__name__)
+register_op("sync_all", "S", "sync", module=__name__)
+# Cross-core flags (Sync kinds xset / xwait) with no pyasc-facing form: the messages between a
+# MIX kernel's vector cores and their cube core that adv.Matmul issues (request -> serve,
+# done -> wait_result). The set's pipe and the waiting core decide where they sit.
+for _op in ("mm_request", "mm_serve", "mm_done", "mm_wait_result"):
+    register_op(_op, "", "sync", replayable=False, module=__name__)
 
 _getframe = sys._getframe
 _new = tuple.__new__

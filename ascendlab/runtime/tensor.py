@@ -15,6 +15,11 @@ from .dtypes import DataType
 from .enums import SPACE_OF, VECTOR_POSITIONS, TPosition
 from .memory import GUARD, GlobalAddress
 from .shapeinfo import ShapeInfo
+from .trace import register_op
+
+# Scalar element access (GlobalTensor / LocalTensor get_value, set_value) on the scalar unit
+register_op("get_value", "S", "scalar", module=__name__)
+register_op("set_value", "S", "scalar", module=__name__)
 
 _getframe = sys._getframe
 _new_obj = object.__new__
@@ -105,7 +110,7 @@ class GlobalTensor:
             a.private()
         if write:
             a.private()
-            a.written = True
+            a.mark_written()
         return c, off
 
     def get_value(self, offset: Any) -> Any:

@@ -15,11 +15,69 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..errors import ParamError
 from .chips import ChipSpec
 
 # The pipes an Event can name, in dataflow order (MTE2 brings data in, MTE3/FIX take it out,
 # S is the scalar unit). Every reader iterates pipes in this order.
 PIPES: tuple[str, ...] = ("MTE2", "MTE1", "M", "FIX", "V", "MTE3", "S")
+
+# How the cycle model charges an op: the vector classes have a rate in cost.CostTable's
+# vector_repeat; the others name the model's other rules (DMA, cube, scalar access, sync edges,
+# TPipe/TQue bookkeeping).
+VECTOR_CLASSES: tuple[str, ...] = ("elementwise", "compare", "convert", "transcendental",
+                                   "reduce")
+COST_CLASSES: tuple[str, ...] = VECTOR_CLASSES + ("dma", "cube", "scalar", "sync", "framework")
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    """What the machine knows about one op an Event can name (Event.op): one record per op,
+    registered once by the runtime module that implements it (register_op)."""
+
+    name: str  # pyasc name, as in Event.op
+    pipe: str  # the pipe it always runs on; "" when its operands or its sync edge decide
+    cost_class: str  # one of COST_CLASSES
+    flops_per_elem: int = 0  # operations the model counts per element (Event.count)
+    dtypes: frozenset[str] = frozenset()  # operand dtypes it accepts; empty: not one set
+    replayable: bool = True  # False: no pyasc-facing form, so the grader cannot re-issue it
+    module: str = ""  # the module that registered it
+
+
+# Every op a trace can hold, by name. The runtime's op-defining modules fill it when imported,
+# and ascendlab/runtime/__init__.py imports all of them, so it is complete before any launch
+# and before any reader (which imports this module, hence the runtime package) looks at it.
+OPS: dict[str, OpInfo] = {}
+
+
+def register_op(name: str, pipe: str, cost_class: str, *, flops_per_elem: int = 0,
+                dtypes: frozenset[str] = frozenset(), replayable: bool = True,
+                module: str = "") -> OpInfo:
+    """Record op `name` in OPS (a second, different registration of a name is an error)."""
+    if cost_class not in COST_CLASSES:
+        raise ParamError(f"register_op({name!r}): cost class {cost_class!r} is not one of "
+                         f"{', '.join(COST_CLASSES)}")
+    if pipe and pipe not in PIPES:
+        raise ParamError(f"register_op({name!r}): pipe {pipe!r} is not one of "
+                         f"{', '.join(PIPES)} (or \"\" when the operands decide)")
+    info = OpInfo(name, pipe, cost_class, flops_per_elem, frozenset(dtypes), replayable, module)
+    old = OPS.get(name)
+    if old is not None and old != info:
+        raise ParamError(f"register_op({name!r}): already registered by {old.module or '?'} "
+                         f"as {old}; an op has one record")
+    OPS[name] = info
+    return info
+
+
+def op_info(name: str) -> OpInfo:
+    """The record of op `name` (ParamError naming it when no module registered it)."""
+    try:
+        return OPS[name]
+    except KeyError:
+        raise ParamError(f"op {name!r} is not registered in ascendlab.runtime.trace.OPS "
+                         f"({len(OPS)} ops are): a runtime module registers each op it "
+                         f"implements with register_op") from None
+
 
 # Readers of a Run register themselves here (ascendlab.analysis does so when imported, which
 # `import ascendlab` always does), so that this module, the writer's record, imports none of

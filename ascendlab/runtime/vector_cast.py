@@ -37,6 +37,7 @@ from . import core as _core
 from . import vector as _vec
 from .enums import RoundMode
 from .params import UnaryRepeatParams
+from .trace import register_op
 
 _getframe = sys._getframe
 
@@ -74,7 +75,8 @@ _EXACT = frozenset({("float16", "float32"), ("uint8", "float16"), ("int8", "floa
                     ("int16", "float32")})
 
 vector_ops = {"cast": "convert"}
-_vec.VECTOR_OPS.update(vector_ops)
+for _op, _klass in vector_ops.items():
+    register_op(_op, "V", _klass, flops_per_elem=0, module=__name__)
 
 
 # ---- rounding kernels (vectorized, exact) -------------------------------------------------

@@ -40,6 +40,7 @@ from .core import access, check_vector_order, emit
 from .enums import CMPMODE, SelMode
 from .params import BinaryRepeatParams
 from .tensor import LocalTensor
+from .trace import register_op
 from .vector_reduce import repeat_access
 
 _getframe = sys._getframe
@@ -55,7 +56,8 @@ COMPARE = {
 }
 
 vector_ops = {"compare": "compare", "select": "elementwise"}
-_vec.VECTOR_OPS.update(vector_ops)
+for _op, _klass in vector_ops.items():
+    register_op(_op, "V", _klass, flops_per_elem=1, module=__name__)
 
 
 def _head(op: str, names: tuple[str, ...], args: tuple, kwargs: dict) -> tuple[dict, tuple]:

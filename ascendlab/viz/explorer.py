@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from ..errors import AscendlabError
 from ..runtime.trace import Run
 from . import svg
-from .timeline_view import TimelineView, draw_timeline
+from .timeline_view import TimelineView, cores_note, draw_timeline
 from .view import View, new_figure
 
 
@@ -194,6 +194,10 @@ class Explorer(View):
             self._readout.value = f"<b>{svg.esc(m.readout())}</b>"
             self._error.value = ""
             self._body.value = self.timeline.html() if self.timeline else ""
+            tm = self.timeline.model if self.timeline else None
+            if tm is not None and tm.cores_total > len(tm.cores_shown):
+                self._body.value += (f"<small class='ascendlab-cores-note'>timeline of "
+                                     f"{svg.esc(cores_note(tm))}</small>")
         rows = "".join(
             f"<tr><td>{svg.esc(', '.join(f'{k}={v}' for k, v in t.values.items()))}</td>"
             f"<td>{'' if t.cycles is None else f'{t.cycles:,}'}</td>"

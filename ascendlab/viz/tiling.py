@@ -11,6 +11,7 @@ the core's colour, alternately lighter and darker from tile to tile; untouched c
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from dataclasses import dataclass, field
@@ -24,8 +25,9 @@ from .colors import UNTOUCHED_COLOR, core_color, shade, to_rgb
 from .view import View, fmt_bytes, new_figure, short_file
 
 COPY_PIPES = frozenset({"MTE2", "MTE3", "FIX"})
-MAX_ELEMENTS = 1 << 24  # larger tensors are painted on sampled cells
+MAX_ELEMENTS = 1 << 20  # larger tensors are painted on cells of several elements
 LIGHTER = 1.45  # shade of every other tile of a core
+MAX_ROWS, MAX_COLS = 300, 1200  # cells drawn at most: about the figure's pixels at 100 dpi
 
 
 class Tile(NamedTuple):
@@ -56,9 +58,52 @@ class TensorTiling:
     itemsize: int
     grid: tuple[int, int]  # (rows, cols) in elements
     cell: int  # elements per cell of `owner` along a row (1 unless the tensor is huge)
-    owner: np.ndarray  # (rows, cols // cell) int32: tile index per cell, -1 untouched
-    touches: np.ndarray  # (rows, cols // cell) int32: how many tiles cover the cell
+    # the aggregated rectangles: (m, 4) int64 rows of (first cell, last cell + 1, tile,
+    # copy instructions) over the flat (rows, cols // cell) grid; `owner`, `touches` and the
+    # pictures are derived from them
+    spans: np.ndarray
     tiles: list[Tile] = field(default_factory=list)
+
+    @property
+    def cells(self) -> tuple[int, int]:
+        """(rows, cols // cell): the shape of `owner` and `touches`."""
+        return self.grid[0], max(self.grid[1] // self.cell, 1)
+
+    @functools.cached_property
+    def disjoint(self) -> bool:
+        """No cell lies in two spans (every tiling that splits a tensor)."""
+        lo, hi = self.spans[:, 0], self.spans[:, 1]
+        order = np.argsort(lo, kind="stable")
+        return bool(np.all(lo[order][1:] >= hi[order][:-1]))
+
+    @functools.cached_property
+    def owner(self) -> np.ndarray:
+        """(rows, cols // cell) int32: the first tile covering each cell, -1 untouched."""
+        out = np.full(math.prod(self.cells), -1, dtype=np.int32)
+        lo, hi, k = self.spans[:, 0], self.spans[:, 1], self.spans[:, 2]
+        if self.disjoint:  # one scatter
+            lens = hi - lo
+            starts = np.repeat(lo - (np.cumsum(lens) - lens), lens)
+            out[starts + np.arange(int(lens.sum()))] = np.repeat(k, lens)
+        else:
+            for a, b, t in zip(lo[::-1].tolist(), hi[::-1].tolist(), k[::-1].tolist()):
+                out[a:b] = t  # last tile first: the first (smallest index) one stays
+        return out.reshape(self.cells)
+
+    @functools.cached_property
+    def touches(self) -> np.ndarray:
+        """(rows, cols // cell) int32: copy instructions covering each cell."""
+        diff = np.zeros(math.prod(self.cells) + 1, dtype=np.int64)  # a difference array
+        np.add.at(diff, self.spans[:, 0], self.spans[:, 3])
+        np.add.at(diff, self.spans[:, 1], -self.spans[:, 3])
+        return np.cumsum(diff[:-1]).astype(np.int32).reshape(self.cells)
+
+    @property
+    def max_touches(self) -> int:
+        """The most copy instructions covering one cell."""
+        if not len(self.spans):
+            return 0
+        return int(self.spans[:, 3].max()) if self.disjoint else int(self.touches.max())
 
     @property
     def tile_elements(self) -> int:
@@ -77,7 +122,10 @@ class TensorTiling:
     @property
     def coverage(self) -> float:
         """Share of the cells some tile touched."""
-        return float((self.owner >= 0).mean()) if self.owner.size else 0.0
+        total = math.prod(self.cells)
+        if self.disjoint:
+            return float((self.spans[:, 1] - self.spans[:, 0]).sum() / total) if total else 0.0
+        return float((self.owner >= 0).mean()) if total else 0.0
 
     def caption(self) -> str:
         """One line: size, grid, tile count and size, tiles per core, reuse."""
@@ -85,17 +133,40 @@ class TensorTiling:
         per = sorted(set(self.tiles_per_core.values()))
         per_s = "/".join(str(p) for p in per)
         te = self.tile_elements
-        reuse = int(self.touches.max()) if self.touches.size else 0
+        reuse = self.max_touches
         return (f"{self.name}: {n:,} {self.dtype} as {self.grid[0]:,} x {self.grid[1]:,}; "
                 f"{len(self.tiles):,} tiles of {te:,} elements ({fmt_bytes(te * self.itemsize)})"
                 f", {per_s} per core" + (f"; cells touched up to {reuse}x" if reuse > 1 else "")
                 + ("" if self.coverage == 1 else f"; {self.coverage:.0%} covered"))
 
-    def rgb(self) -> np.ndarray:
-        """(rows, cols // cell, 3) float colours: the owner tile's core colour and shade."""
-        palette = np.array([to_rgb(_tile_color(t)) for t in self.tiles] + [
-            to_rgb(UNTOUCHED_COLOR)], dtype=np.float64)
-        return palette[np.where(self.owner >= 0, self.owner, len(self.tiles))]
+    def rgb(self, max_rows: int | None = None, max_cols: int | None = None) -> np.ndarray:
+        """(rows, cols // cell, 3) float colours: the owner tile's core colour and shade;
+        with max_rows/max_cols, every k-th cell so that at most that many are drawn, looked
+        up in the spans (cost ~ pixels drawn + tiles, not elements)."""
+        rows, cols = self.cells
+        rs = -(-rows // max_rows) if max_rows else 1  # ceil: at most max_rows
+        cs = -(-cols // max_cols) if max_cols else 1
+        owner = self._sampled_owner(rs, cs)
+        # one colour per (core, shade), not per tile: thousands of tiles, a few dozen colours
+        keys = np.array([t.core * 2 + t.shade for t in self.tiles] + [-1], dtype=np.int64)
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        colors = np.array([to_rgb(UNTOUCHED_COLOR) if k < 0 else
+                           to_rgb(shade(core_color(int(k) // 2), LIGHTER if k % 2 else 1.0))
+                           for k in uniq], dtype=np.float32)
+        palette = colors[inverse.ravel()]
+        return palette[np.where(owner >= 0, owner, len(self.tiles))]
+
+    def _sampled_owner(self, rs: int, cs: int) -> np.ndarray:
+        """owner[::rs, ::cs], computed from the spans alone when they are disjoint."""
+        if (rs == 1 and cs == 1) or not self.disjoint or not len(self.spans):
+            return self.owner[::rs, ::cs]
+        rows, cols = self.cells
+        idx = (np.arange(0, rows, rs)[:, None] * cols + np.arange(0, cols, cs)[None, :])
+        order = np.argsort(self.spans[:, 0], kind="stable")
+        lo, hi, k = (self.spans[order, j] for j in range(3))
+        j = np.searchsorted(lo, idx, side="right") - 1
+        jj = np.maximum(j, 0)
+        return np.where((j >= 0) & (idx < hi[jj]), k[jj], -1).astype(np.int32)
 
 
 @dataclass
@@ -116,22 +187,26 @@ def _tile_color(t: Tile) -> str:
 
 def tiling_model(run: Run) -> TilingModel:
     """Group the copy instructions of `run` by the GM region they touch, per tensor."""
-    regions: dict[str, dict[tuple, list[int]]] = {name: {} for name in run.gm}
-    for i, e in enumerate(run.trace):
+    # tensor -> region (start, count, block, stride in elements) -> [(event, core, reads GM)]
+    regions: dict[str, dict[tuple, list[tuple[int, int, bool]]]] = {name: {} for name in run.gm}
+    gm, arg_at = run.gm, run.arg_at
+    sizes: dict[str, int] = {}
+    for i, e in enumerate(run.trace):  # the one pass over the trace
         if e.pipe not in COPY_PIPES:
             continue
-        for a in (*e.reads, *e.writes):
-            if a.space != "GM":
-                continue
-            arg = run.gm.get(a.name) or run.arg_at(a.addr)
-            if arg is None:
-                continue
-            isz = _itemsize(arg)
-            key = ((a.addr - arg.base) // isz, a.count, max(a.nbytes // isz, 1),
-                   a.stride // isz)
-            regions[arg.name].setdefault(key, []).append(i)
+        for reading, accesses in ((True, e.reads), (False, e.writes)):
+            for a in accesses:
+                if a.space != "GM":
+                    continue
+                arg = gm.get(a.name) or arg_at(a.addr)
+                if arg is None:
+                    continue
+                isz = sizes.get(arg.name) or sizes.setdefault(arg.name, _itemsize(arg))
+                key = ((a.addr - arg.base) // isz, a.count, max(a.nbytes // isz, 1),
+                       a.stride // isz)
+                regions[arg.name].setdefault(key, []).append((i, e.core, reading))
     return TilingModel(run.kernel, run.block_num,
-                       [_tensor(run, run.gm[name], regs) for name, regs in regions.items()])
+                       [_tensor(run.gm[name], regs) for name, regs in regions.items()])
 
 
 def _itemsize(arg: GMArg) -> int:
@@ -158,31 +233,31 @@ def _grid(arg: GMArg, spans: dict[int, tuple[int, int]]) -> tuple[int, int]:
     return max(math.ceil(n / cols), 1), cols
 
 
-def _tensor(run: Run, arg: GMArg, regs: dict[tuple, list[int]]) -> TensorTiling:
+def _tensor(arg: GMArg, regs: dict[tuple, list[tuple[int, int, bool]]]) -> TensorTiling:
     n = math.prod(arg.shape)
     isz = _itemsize(arg)
-    trace = run.trace
     spans: dict[int, tuple[int, int]] = {}  # core -> (first, last + 1) element touched
-    for (start, count, block, stride), evs in regs.items():
+    cores_of: dict[tuple, tuple[int, ...]] = {}  # region -> its cores, first toucher first
+    for key, evs in regs.items():
+        start, count, block, stride = key
         stop = start + (count - 1) * stride + block
-        for i in evs:
-            c = trace[i].core
+        cores_of[key] = tuple(dict.fromkeys(c for _, c, _ in evs))
+        for c in cores_of[key]:
             a, b = spans.get(c, (start, stop))
             spans[c] = (min(a, start), max(b, stop))
     rows, cols = _grid(arg, spans)
     cell = max(1, math.ceil(n / MAX_ELEMENTS))
     ccols = max(cols // cell, 1)
-    flat_owner = np.full(rows * ccols, -1, dtype=np.int32)
-    flat_touch = np.zeros(rows * ccols, dtype=np.int32)
     tiles: list[Tile] = []
     last_of_core: dict[int, int] = {}
-    for k, ((start, count, block, stride), evs) in enumerate(sorted(regs.items())):
-        cores = tuple(sorted({trace[i].core for i in evs}, key=[trace[i].core
-                                                               for i in evs].index))
+    spans_k: list[tuple[int, int, int, int]] = []  # cell ranges: (lo, hi, tile, instructions)
+    for k, (key, evs) in enumerate(sorted(regs.items())):
+        start, count, block, stride = key
+        cores = cores_of[key]
         core = cores[0]
         par = last_of_core.get(core, 1) ^ 1
         last_of_core[core] = par
-        reads = sum(1 for i in evs if any(a.space == "GM" for a in trace[i].reads))
+        reads = len({i for i, _, reading in evs if reading})  # instructions reading GM here
         rects: list[tuple[int, int, int, int]] = []
         for j in range(count):
             a = start + j * stride
@@ -191,14 +266,13 @@ def _tensor(run: Run, arg: GMArg, regs: dict[tuple, list[int]]) -> TensorTiling:
                 break
             rects.extend(_segments(a, b, cols))
             ca, cb = _cells(a, b, cols, cell, ccols)
-            for lo, hi in zip(ca, cb):
-                flat_owner[lo:hi][flat_owner[lo:hi] < 0] = k
-                flat_touch[lo:hi] += len(evs)  # copy instructions, not tiles
+            spans_k.extend((lo, hi, k, len(evs)) for lo, hi in zip(ca, cb))
+        events = tuple(dict.fromkeys(i for i, _, _ in evs))
         tiles.append(Tile(k, core, cores, start, start + (count - 1) * stride + block,
-                          count * block, count, stride, reads, len(evs) - reads, tuple(evs),
+                          count * block, count, stride, reads, len(events) - reads, events,
                           tuple(_merge_rects(rects)), par))
-    return TensorTiling(arg.name, arg.dtype, arg.shape, isz, (rows, cols), cell,
-                        flat_owner.reshape(rows, ccols), flat_touch.reshape(rows, ccols), tiles)
+    spans = np.array(spans_k, dtype=np.int64).reshape(-1, 4)
+    return TensorTiling(arg.name, arg.dtype, arg.shape, isz, (rows, cols), cell, spans, tiles)
 
 
 def _segments(a: int, b: int, cols: int) -> list[tuple[int, int, int, int]]:
@@ -280,23 +354,17 @@ class TilingView(View):
     def figure(self) -> Any:
         m = self.model
         n = max(len(m.tensors), 1)
-        from matplotlib.patches import Patch, Rectangle
+        from matplotlib.patches import Patch
 
         heights = [min(max(t.grid[0] / 8, 0.5), 2.0) + 0.45 for t in m.tensors] or [1.0]
         fig = new_figure(10, sum(heights) + 0.5)
         axes = fig.subplots(n, 1, squeeze=False, height_ratios=heights)[:, 0]
         for ax, t in zip(axes, m.tensors):
-            img = t.rgb()
-            rs = max(1, img.shape[0] // 400)
-            cs = max(1, img.shape[1] // 1600)
             rows, cols = t.grid
-            ax.imshow(img[::rs, ::cs], aspect="auto", interpolation="nearest",
+            ax.imshow(t.rgb(MAX_ROWS, MAX_COLS), aspect="auto", interpolation="nearest",
                       extent=(0, cols, rows, 0))
             shared = [tile for tile in t.tiles if len(tile.cores) > 1][:200]
-            for tile in shared:  # hatched in the second core's colour
-                for r, c, nr, nc in tile.rects:
-                    ax.add_patch(Rectangle((c, r), nc, nr, fill=False, hatch="//", lw=0,
-                                           edgecolor=core_color(tile.cores[1])))
+            _hatch(ax, shared)
             ax.set_title(t.caption() + (" (hatched: shared by several cores)" if shared else ""),
                          fontsize=8, loc="left")
             ax.set_ylabel("row", fontsize=7)
@@ -362,6 +430,20 @@ class TilingView(View):
             self.html(u.name, k if u.name == t.name else None) for u in self.model.tensors)
 
 
+def _hatch(ax: Any, shared: list[Tile]) -> None:
+    """Shared tiles hatched in their second core's colour: one collection per colour."""
+    from matplotlib.collections import PatchCollection
+    from matplotlib.patches import Rectangle
+
+    by_color: dict[str, list] = {}
+    for tile in shared:
+        by_color.setdefault(core_color(tile.cores[1]), []).extend(
+            Rectangle((c, r), nc, nr) for r, c, nr, nc in tile.rects)
+    for color, rects in by_color.items():
+        ax.add_collection(PatchCollection(rects, facecolor="none", edgecolor=color,
+                                          hatch="//", linewidth=0))
+
+
 def _tensor_svg(run: Run, t: TensorTiling, selected: int | None, max_tiles: int) -> str:
     rows, cols = t.grid
     width = 900.0
@@ -392,8 +474,7 @@ def _png64(t: TensorTiling) -> str:
 
     from matplotlib.image import imsave
 
-    img = t.rgb()
-    img = img[::max(1, img.shape[0] // 400), ::max(1, img.shape[1] // 1600)]
+    img = t.rgb(MAX_ROWS, MAX_COLS)
     buf = io.BytesIO()
     imsave(buf, img, format="png")
     return base64.b64encode(buf.getvalue()).decode()

@@ -103,6 +103,20 @@ class TimelineModel:
     arrows_hidden: int = 0  # sync edges in the window not drawn (binned mode or over the cap)
     cores_shown: tuple[int, ...] = ()
     cores_total: int = 0
+    lands: float = 0.0  # when the last result is ready (a copy's latency after its bar ends)
+    core_span: float = 0.0  # the longest core's span: `cycles` is larger only with waves
+
+    def end_note(self) -> str:
+        """Why the header's cycles differ from where the bars end ('' when they agree)."""
+        if self.cycles > self.core_span + 1:  # more blocks than physical cores
+            return (f"the {self.cycles:,} cycles add up waves of blocks (more blocks than "
+                    f"physical cores, each wave after the last); every block is drawn from "
+                    f"cycle 0, the longest ends at {self.core_span:,.0f}")
+        if self.lands > self.span + 1:
+            return (f"bars end at {self.span:,.0f}; the last result lands "
+                    f"{self.lands - self.span:,.0f} cycles later (the last copy's latency), "
+                    f"at the kernel's end ({self.cycles:,})")
+        return ""
 
     @property
     def items(self) -> int:
@@ -136,6 +150,7 @@ class TimelineIndex:
         busy_end = np.where(scalar, end, start + occ)
         costed = busy_end > start
         self.span = float(busy_end.max()) if n else 0.0
+        self.lands = float(end.max()) if n else 0.0  # the last result ready
         self.lane_keys: list[tuple[int, str]] = []
         self.starts: list[np.ndarray] = []
         self.ends: list[np.ndarray] = []
@@ -191,7 +206,7 @@ class TimelineIndex:
         """The model of `window` (cycles; default everything) for `cores` (default the first
         `max_cores`)."""
         run, cost = self.run, self.cost
-        t0, t1 = window if window is not None else (0.0, max(self.span, 1.0))
+        t0, t1 = window if window is not None else (0.0, max(self.span, self.lands, 1.0))
         t0, t1 = float(max(t0, 0.0)), float(t1)
         if t1 <= t0:
             t1 = t0 + 1.0
@@ -210,7 +225,8 @@ class TimelineIndex:
             bound=cost.bound, bound_cycles=cost.bound_cycles, efficiency=cost.efficiency,
             time_us=cost.time_us, launch_us=cost.launch_overhead_us, window=(t0, t1),
             span=self.span, mode=mode, lanes=[], visible=visible, cores_shown=shown,
-            cores_total=len(self.cores))
+            cores_total=len(self.cores), lands=self.lands,
+            core_span=max(cost.core_cycles.values(), default=0.0))
         edges_t = np.array([t0, t1])
         trace = run.trace
         for row, (k, (a, b)) in enumerate(zip(lane_ids, ranges)):

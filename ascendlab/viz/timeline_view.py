@@ -75,17 +75,18 @@ class TimelineView(View):
         import ipywidgets as W
 
         m = self.model
-        span = int(np.ceil(max(self.index.span, 1)))
+        span = int(np.ceil(max(self.index.span, self.index.lands, 1)))
         c = self.controls
         c["window"] = W.IntRangeSlider(value=(int(m.window[0]), int(np.ceil(m.window[1]))),
                                        min=0, max=span, description="cycles",
                                        continuous_update=False,
                                        layout=W.Layout(width="520px"))
-        c["zoom_in"] = W.Button(description="zoom in", layout=W.Layout(width="80px"))
-        c["zoom_out"] = W.Button(description="zoom out", layout=W.Layout(width="80px"))
+        # width "auto": the button fits its label in any theme's font (80px cut "zoom out")
+        c["zoom_in"] = W.Button(description="zoom in", layout=W.Layout(width="auto"))
+        c["zoom_out"] = W.Button(description="zoom out", layout=W.Layout(width="auto"))
         c["left"] = W.Button(description="<", layout=W.Layout(width="36px"))
         c["right"] = W.Button(description=">", layout=W.Layout(width="36px"))
-        c["reset"] = W.Button(description="all", layout=W.Layout(width="44px"))
+        c["reset"] = W.Button(description="all", layout=W.Layout(width="auto"))
         cores = self.index.cores or [0]
         shown = m.cores_shown or (cores[0],)
         c["cores"] = W.IntRangeSlider(value=(min(shown), max(shown)), min=cores[0],
@@ -138,7 +139,9 @@ class TimelineView(View):
         if m.arrows_hidden:
             note += f"; {m.arrows_hidden:,} sync arrows not drawn"
         if m.cores_total > len(m.cores_shown):
-            note += f"; showing {len(m.cores_shown)} of {m.cores_total} cores"
+            note += f"; showing {cores_note(m)}"
+        if m.end_note():
+            note += f"; {m.end_note()}"
         self._footer.value = f"<small>{svg.esc(note)}</small>"
 
     def _set_slider(self, t0: float, t1: float) -> None:
@@ -177,6 +180,16 @@ def timeline(run: Run, window: tuple[float, float] | None = None,
     return TimelineView(run, window, cores, **kw)
 
 
+def cores_note(m: TimelineModel) -> str:
+    """'cores 0-7 of 48' (or the list when the cores shown are not a range)."""
+    shown = sorted(m.cores_shown)
+    if shown and shown == list(range(shown[0], shown[-1] + 1)):
+        which = f"cores {shown[0]}-{shown[-1]}" if len(shown) > 1 else f"core {shown[0]}"
+    else:
+        which = "cores " + ", ".join(map(str, shown))
+    return f"{which} of {m.cores_total}"
+
+
 # ---- renderers ---------------------------------------------------------------------------------
 def _lane_rows(m: TimelineModel) -> list[float]:
     """y of each lane's top, with a gap between cores."""
@@ -209,7 +222,9 @@ def timeline_svg(m: TimelineModel, describe: Any) -> str:
         return LABEL_W + (min(max(t, t0), t1) - t0) * scale
 
     out = [svg.svg_open(WIDTH, height, "ascendlab-timeline-svg", mode=m.mode,
-                        cycles=m.cycles, window=f"{t0:.0f}-{t1:.0f}")]
+                        cycles=m.cycles, window=f"{t0:.0f}-{t1:.0f}", bars_end=f"{m.span:.0f}",
+                        lands=f"{m.lands:.0f}", cores_shown=len(m.cores_shown),
+                        cores_total=m.cores_total)]
     for t in _ticks(t0, t1):
         out.append(svg.line(x(t), TOP - 4, x(t), height - 20, "#e0e0e0"))
         out.append(svg.text(x(t), TOP - 8, f"{t:,.0f}", anchor="middle", fill="#666"))
@@ -217,6 +232,9 @@ def timeline_svg(m: TimelineModel, describe: Any) -> str:
         out.append(svg.line(x(m.bound_cycles), TOP - 4, x(m.bound_cycles), height - 20,
                             "#999", 1.0, dash="4 3",
                             title=f"roofline bound: {m.bound_cycles:,} cycles ({m.bound})"))
+    if m.lands > m.span + 1 and t0 <= m.lands <= t1:
+        out.append(svg.line(x(m.lands), TOP - 4, x(m.lands), height - 20, "#333", 1.0,
+                            dash="1 2", title=f"kernel end: {m.end_note()}", kernel_end=1))
     for k, lane in enumerate(m.lanes):
         out.append(svg.text(4, ys[k] + LANE_H - 2, lane.label, fill=lane.core_color,
                             weight="bold"))
@@ -287,11 +305,16 @@ def draw_timeline(ax: Any, m: TimelineModel) -> None:
         ax.add_collection(LineCollection(segs, colors=SYNC_COLOR, linewidths=0.5, alpha=0.6))
         ax.scatter([a.dst_t for a in m.arrows], [n - 1 - a.dst_lane for a in m.arrows],
                    s=6, marker="v", color=SYNC_COLOR, zorder=3)
+    if m.lands > m.span + 1 and t0 <= m.lands <= t1:
+        ax.axvline(m.lands, color="#333", ls=":", lw=1)
+        ax.annotate(f"last result lands {m.lands:,.0f} ", (m.lands, n - 0.35), fontsize=7,
+                    color="#333", ha="right", va="top")
     if t0 <= m.bound_cycles <= t1:
         ax.axvline(m.bound_cycles, color="#999", ls="--", lw=1)
         ax.annotate(f" roofline bound {m.bound_cycles:,}", (m.bound_cycles, -0.65),
                     fontsize=7, color="#666", ha="left", va="bottom")
-    ax.set_xlim(t0, t1)
+    # the full run gets a little room on the right, so its last bars do not end on the frame
+    ax.set_xlim(t0, t1 + (0.015 * (t1 - t0) if t1 >= max(m.span, m.lands) else 0.0))
     ax.set_ylim(-0.7, n - 0.3)
     ax.set_yticks(range(n))
     ax.set_yticklabels([f"{lane.label} {lane.pipe}" for lane in reversed(m.lanes)],
@@ -300,6 +323,8 @@ def draw_timeline(ax: Any, m: TimelineModel) -> None:
         tick.set_color(lane.core_color)
     ax.set_xlabel("cycles (cost model)")
     mode = "" if m.mode == "bars" else f" (binned: {m.visible:,} instructions, busy per bucket)"
+    if m.cores_total > len(m.cores_shown):
+        mode += f"\nshowing {cores_note(m)}"
     ax.set_title(m.readout() + mode, fontsize=9, loc="left")
     handles = [Patch(color=PIPE_COLORS[p], label=p)
                for p in PIPE_COLORS if any(lane.pipe == p for lane in m.lanes)]

@@ -11,8 +11,34 @@ from __future__ import annotations
 
 import functools
 import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
+
+from ..errors import ExtraMissingError
+
+# optional module -> what needs it; both come with the [viz] extra (and with [lab])
+EXTRA_MODULES = {"matplotlib": "static figures (view.figure(), view.save())",
+                 "ipywidgets": "interactive widgets (view.widget)"}
+
+
+def needs_viz_extra(fn: Callable) -> Callable:
+    """Turn a missing matplotlib/ipywidgets into an error that says what to install."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except ModuleNotFoundError as e:
+            top = (e.name or "").split(".")[0]
+            if top not in EXTRA_MODULES:
+                raise
+            raise ExtraMissingError(
+                f"ascendlab.viz: {EXTRA_MODULES[top]} need {top}, which is not installed; "
+                f"install the viz extra: python -m pip install \"ascendlab[viz]\" (in the "
+                f"repository: python -m pip install -e \".[viz]\")", name=top) from e
+
+    return wrapper
 
 
 class View:
@@ -22,6 +48,13 @@ class View:
 
     def __init__(self) -> None:
         self._widget: Any = None
+        self._cell = _CELLS.current  # the notebook cell that made this view (None outside)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in ("figure", "build_widget"):
+            if name in cls.__dict__:
+                setattr(cls, name, needs_viz_extra(cls.__dict__[name]))
 
     # ---- what subclasses provide ------------------------------------------------------------
     def summary(self) -> str:
@@ -45,7 +78,22 @@ class View:
             w.add_class("ascendlab-view")
             w.add_class(self.css_class)
             self._widget = w
+            _CELLS.adopt(self)
         return self._widget
+
+    def __getattr__(self, name: str) -> Any:
+        if self.__dict__.get("_released"):
+            raise AttributeError(f"this {type(self).__name__} was released when the notebook "
+                                 f"cell that made it ran again (its widgets closed, its Run "
+                                 f"freed); make the view again (reading .{name})")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def close(self) -> None:
+        """Close the widget and every widget inside it (their comms and the callbacks that
+        hold this view and its Run); the next `.widget` builds a fresh one."""
+        if self._widget is not None:
+            close_tree(self._widget)
+            self._widget = None
 
     def png(self, dpi: int = 100) -> bytes:
         """The static figure as PNG bytes."""
@@ -66,6 +114,8 @@ class View:
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
         """Jupyter shows the widget; frontends without widgets show the summary, and with no
         ipywidgets installed the static figure."""
+        if self.__dict__.get("_released"):
+            return {"text/plain": f"<{type(self).__name__}: released when its cell ran again>"}
         bundle: dict = {}
         try:
             bundle.update(self.widget._repr_mimebundle_())
@@ -76,6 +126,65 @@ class View:
                 pass
         bundle["text/plain"] = self.summary()
         return bundle
+
+
+def close_tree(w: Any) -> None:
+    """Close an ipywidgets widget, its children, and their Layout and Style widgets."""
+    for attr in ("children", "layout", "style"):
+        sub = getattr(w, attr, None)
+        for child in sub if isinstance(sub, (list, tuple)) else (sub,):
+            if hasattr(child, "comm") and hasattr(child, "close"):
+                close_tree(child)
+    w.close()
+
+
+class _CellWidgets:
+    """The widgets each notebook cell built, closed when that cell runs again.
+
+    Without this, re-running a notebook in one kernel kept every earlier pass's widgets (about
+    a hundred comms per pass for examples/widgets.ipynb) and, through their callbacks, their
+    views and Runs. A cell is known by the id the frontend sends (JupyterLab does), else by
+    its source. Only active inside IPython; a view built outside any cell is never closed.
+    """
+
+    def __init__(self) -> None:
+        self.shell: Any = None
+        self.current: str | None = None
+        self.views: dict[str, list[View]] = {}
+
+    def adopt(self, view: View) -> None:
+        self.hook()  # no-op once hooked (the cell that imported viz is the usual place)
+        if self.current is not None:
+            self.views.setdefault(self.current, []).append(view)
+
+    def hook(self) -> None:
+        """Listen to the running IPython's pre_run_cell events (once per shell)."""
+        import sys
+
+        if "IPython" not in sys.modules:  # not in IPython: nothing to listen to
+            return
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        if shell is not None and shell is not self.shell:
+            shell.events.register("pre_run_cell", self.pre_run_cell)
+            self.shell = shell
+
+    def pre_run_cell(self, info: Any) -> None:
+        """IPython's pre_run_cell event: close the widgets this cell built the last time it
+        ran, and release the views it made then (IPython's Out history would keep them, and
+        their Runs, alive)."""
+        key = getattr(info, "cell_id", None) or f"source:{hash(info.raw_cell)}"
+        for view in self.views.pop(key, []):
+            view.close()
+            if view.__dict__.get("_cell") == key:
+                view.__dict__.clear()
+                view.__dict__.update(_released=True, _widget=None, _cell=None)
+        self.current = key
+
+
+_CELLS = _CellWidgets()
+_CELLS.hook()
 
 
 def new_figure(width: float, height: float) -> Any:

@@ -301,3 +301,25 @@ def test_mix_cost_overlaps_the_cube_pipeline():
     busy = run.cost.per_core_busy
     aic = [core for core, kind in run.core_kinds.items() if kind == "aic"]
     assert busy[aic[0]]["M"] > 0 and busy[aic[0]]["MTE2"] > 0
+
+
+def test_the_float32_operand_copy_follows_writes_into_its_argument():
+    """matmul_engine._f32 converts an operand once per content of its GM argument: reused while
+    nothing wrote into the argument, remade after a write (GMAlloc.version)."""
+    from ascendlab.adv.matmul_engine import _f32
+    from ascendlab.runtime.dtypes import DataType
+    from ascendlab.runtime.memory import GlobalAddress, GMAlloc
+    from ascendlab.runtime.tensor import GlobalTensor
+
+    host = np.arange(12, dtype=np.float16).reshape(3, 4)
+    alloc = GMAlloc("a", 0, host.view(np.uint8).ravel(), DataType("float16"), host.shape)
+    g = GlobalTensor()
+    g.set_global_buffer(GlobalAddress(alloc, 0, DataType("float16")))
+    first = _f32(g, 3, 4, 4)
+    assert first.dtype == np.float32 and np.array_equal(first, host.astype(np.float32))
+    assert _f32(g, 3, 4, 4) is first  # no write: the same copy
+    alloc.private()
+    alloc.mark_written()
+    alloc.array()[1, 2] = 100
+    second = _f32(g, 3, 4, 4)
+    assert second is not first and second[1, 2] == 100 and first[1, 2] == 6

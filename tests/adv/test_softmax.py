@@ -5,6 +5,11 @@ the recorded instruction sequence, its modelled cycles and a clean sanitizer rep
 
 from __future__ import annotations
 
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -693,3 +698,27 @@ def test_pyasc_style_kernel():
     run = ascendlab.launch(softmax_auto, 4, src, dst, height, width, 4, 4)
     np.testing.assert_allclose(dst, ref_softmax(src)[0], rtol=2e-6, atol=1 / src.size)
     assert not sanitize(run)
+
+
+_CHILD = """
+import pickle, sys
+import ascendlab.analysis
+from ascendlab.analysis.cost import simulate
+run = pickle.loads(sys.stdin.buffer.read())
+print(simulate(run).cycles, "ascendlab.adv" in sys.modules)
+"""
+
+
+def test_a_pickled_run_costs_the_same_in_a_fresh_process():
+    """adv.softmax issues brcb / block_reduce_* / copy: their cost must not depend on whether
+    the costing process imported ascendlab.adv (it did in-process, it does not in the child)."""
+    run = run_que(inputs(16, 256, "float32"), 8, 2)[3]
+    assert {"brcb", "block_reduce_max", "copy"} <= {e.op for e in run.trace}
+    cycles = run.cycles
+    run._cost = None
+    out = subprocess.run([sys.executable, "-c", _CHILD], input=pickle.dumps(run),
+                         capture_output=True, cwd=Path(ascendlab.__file__).parent.parent,
+                         check=True, timeout=120)
+    child_cycles, child_has_adv = out.stdout.decode().split()
+    assert child_has_adv == "False"  # the child never imported the module that issues them
+    assert int(child_cycles) == cycles

@@ -248,3 +248,72 @@ def test_read_only_output_warns_and_keeps_the_result_in_the_run():
     with pytest.warns(UserWarning, match="'z' is a read-only array"):
         run = ascendlab.launch(vadd_framework, 1, x, x, z, 1024, 256, 1)
     assert not z.any() and (run.outputs["z"] == 2).all()
+
+
+def _blas_threads() -> list[int]:
+    from threadpoolctl import threadpool_info
+
+    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+
+def test_the_emulation_runs_on_one_blas_thread_and_restores_the_pool(monkeypatch):
+    from threadpoolctl import threadpool_limits
+
+    from ascendlab.runtime import launch
+
+    with threadpool_limits(2, user_api="blas"):  # a pool of 2 outside the launch
+        before = _blas_threads()
+        with launch.one_blas_thread():
+            assert set(_blas_threads()) == {1}
+        assert _blas_threads() == before == [2] * len(before)
+        seen = []
+        real = launch.one_blas_thread
+
+        def spy():
+            seen.append(True)
+            return real()
+
+        monkeypatch.setattr(launch, "one_blas_thread", spy)
+        n = 256
+        x, y = np.ones(n, np.float32), np.ones(n, np.float32)
+        z = np.zeros(n, np.float32)
+        vadd_framework[1, STREAM](x, y, z, n, 128, 2)
+        assert seen == [True] and np.array_equal(z, x + y)
+        assert _blas_threads() == before
+
+
+def test_max_events_caps_the_trace_with_an_error_naming_the_cap():
+    from ascendlab.errors import TraceLimitError
+
+    n = 8 * 256
+    x, y = np.ones(n, np.float32), np.ones(n, np.float32)
+    z = np.zeros(n, np.float32)
+    full = vadd_framework[1, STREAM](x, y, z, n, 256, 2)
+    assert len(full.trace) > 40
+    ascendlab.configure(max_events=40)
+    with pytest.raises(TraceLimitError, match=r"max_events=40 events .*configure\(max_events=N\)"):
+        vadd_framework[1, STREAM](x, y, z, n, 256, 2)
+    run = ascendlab.last_run()
+    assert len(run.trace) == 40 and run.error.startswith("TraceLimitError")
+    assert run.trace == full.trace[:40]
+    ascendlab.configure(max_events=len(full.trace))  # exactly enough: no error
+    assert vadd_framework[1, STREAM](x, y, z, n, 256, 2).trace == full.trace
+    for bad in (0, -1, 2.5, "10"):
+        with pytest.raises(ValueError, match="max_events must be None or an int >= 1"):
+            ascendlab.configure(max_events=bad)
+
+
+def test_a_loops_trace_shares_its_recurring_events():
+    """Queue events, UB accesses and repeated vector instructions are built once per core and
+    shared by every iteration (the trace holds references; Events are immutable)."""
+    n = 16 * 256
+    x, y = np.ones(n, np.float32), np.ones(n, np.float32)
+    run = vadd_framework[1, STREAM](x, y, np.zeros(n, np.float32), n, 256, 2)
+    by_op: dict[str, list] = {}
+    for e in run.trace:
+        by_op.setdefault(e.op, []).append(e)
+    for op in ("alloc_tensor", "enque", "deque", "free_tensor", "add"):
+        assert len({id(e) for e in by_op[op]}) <= len(by_op[op]) // 4, op
+    copies = by_op["data_copy"]
+    ub_sides = {id(e.writes) for e in copies if e.writes[0].space == "UB"}
+    assert len(ub_sides) <= 4  # one per (slot, queue), not one per copy

@@ -16,6 +16,8 @@ from ascendlab.errors import (
 )
 from ascendlab.runtime import vector
 
+from .kernels import vadd_framework
+
 N = 512  # elements staged in UB per operand
 
 
@@ -410,3 +412,35 @@ def test_every_unary_op_in_the_repeat_form(name):
 
         want = _repeat_ref(z0, [x], ref, list(range(40)), 3, [(1, 8), (2, 16)])
         np.testing.assert_array_equal(z, want, err_msg=f"{name} {dtname}")
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("op", sorted(vector.TORCH_F16))
+def test_float16_ops_on_torch_give_numpys_bits(op):
+    """vector.TORCH_F16 runs on torch's CPU kernels once torch is imported: for every float16
+    value against shuffled float16 values (NaN payloads included) the bits are numpy's."""
+    torch = pytest.importorskip("torch")
+    assert torch is not None
+    every = np.arange(65536, dtype=np.uint16).view(np.float16)
+    rng = np.random.default_rng(7)
+    fn, _ = vector.BINARY[op]
+    for _ in range(4):
+        other = rng.permutation(every)
+        want = np.empty_like(every)
+        with np.errstate(all="ignore"):
+            fn(every, other, out=want)
+        got = np.empty_like(every)
+        assert vector.torch_f16(op, every, other, got)
+        assert np.array_equal(got.view(np.uint16), want.view(np.uint16))
+
+
+@pytest.mark.torch
+def test_a_float16_add_kernel_with_torch_imported_matches_numpy():
+    pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    n = 8 * 1024
+    x = rng.standard_normal(n).astype(np.float16)
+    y = rng.standard_normal(n).astype(np.float16)
+    z = np.zeros_like(x)
+    vadd_framework[4, None](x, y, z, n // 4, 512, 2)
+    assert np.array_equal(z.view(np.uint16), (x + y).view(np.uint16))

@@ -83,3 +83,15 @@ def test_figure_and_summary_list_the_settings_tried(ex):
     bars = fig.axes[1]
     assert [t.get_text() for t in bars.get_xticklabels()] == [
         "tile=1024, buffers=1", "tile=65536, buffers=1", "tile=4096, buffers=1"]
+
+
+def test_explorer_says_when_its_timeline_shows_some_cores():
+    from ascendlab import viz
+
+    from .conftest import vadd_run
+
+    ex = viz.explore(lambda cores: vadd_run(cores=cores, n=cores * 2048), cores=[8, 48])
+    _ = ex.widget
+    assert "ascendlab-cores-note" not in ex._body.value  # 8 of 8: all shown
+    ex.set(cores=48)
+    assert "timeline of cores 0-7 of 48" in ex._body.value

@@ -216,3 +216,46 @@ def test_summary_reports_cycles_bound_and_busy(small):
     text = str(viz.timeline(small))
     assert f"{small.cycles:,} cycles" in text and "memory-bound" in text
     assert "MTE2" in text and "longest V idle gap" in text
+
+
+def test_header_cycles_vs_bar_end_is_explained_and_drawn(small):
+    m = viz.timeline(small).model
+    last_bar = max(b.end for b in m.bars)
+    assert m.cycles == round(m.lands) and m.lands > last_bar  # the last copy's latency
+    note = m.end_note()
+    assert f"bars end at {last_bar:,.0f}" in note and f"({m.cycles:,})" in note
+    assert m.window[1] >= m.lands  # the full view reaches the kernel's end
+    html = viz.timeline(small).html()
+    assert 'data-kernel-end="1"' in html and f'data-lands="{m.lands:.0f}"' in html
+
+
+def test_waves_explain_cycles_beyond_every_bar():
+    from .conftest import vadd_run
+
+    run = vadd_run(cores=96, n=96 * 2048, tile=1024)  # 96 blocks on 48 vector cores: 2 waves
+    m = viz.timeline(run).model
+    assert m.cycles > m.core_span + 1 and "waves" in m.end_note()
+
+
+def test_static_figure_leaves_room_after_the_last_bar(small):
+    fig = viz.timeline(small).figure()
+    right = fig.axes[0].get_xlim()[1]
+    m = viz.timeline(small).model
+    assert right > max(m.lands, max(b.end for b in m.bars))
+
+
+def test_zoom_buttons_fit_their_labels(small):
+    c = viz.timeline(small)
+    _ = c.widget
+    assert c.controls["zoom_out"].layout.width == "auto"
+
+
+def test_cores_note_names_the_cores_shown():
+    from ascendlab.viz.timeline_view import cores_note
+
+    from .conftest import vadd_run
+
+    m = viz.timeline(vadd_run(cores=48, n=48 * 2048)).model
+    assert cores_note(m) == "cores 0-7 of 48"
+    assert "showing cores 0-7 of 48" in viz.timeline(vadd_run(cores=48, n=48 * 2048)).figure(
+        ).axes[0].get_title(loc="left")

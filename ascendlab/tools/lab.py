@@ -1,0 +1,135 @@
+"""`ascendlab lab`: copy the course to a working folder, then start JupyterLab on it.
+
+    plan = prepare_course(Path("~/ascendlab-course").expanduser())   # what was copied or kept
+    print(plan.describe())
+    os.execv(sys.executable, lab_command(plan.dest, port=8888))
+
+The notebooks a learner edits are copies: the installed package (or the repository) is never
+written. A manifest in the folder (.ascendlab-course.json) records the hash of each file as it
+was copied, so a later run can tell a learner's edit (kept, always) from an untouched copy
+(refreshed when the course's version changed) and restores files the learner deleted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..resources import data_path
+
+DEFAULT_DIR = "~/ascendlab-course"
+MANIFEST = ".ascendlab-course.json"
+SKIP = {"__pycache__", ".ipynb_checkpoints"}  # never copied (nor dotfiles)
+
+
+@dataclass
+class CoursePlan:
+    """What prepare_course did, file by file (paths relative to `dest`)."""
+
+    dest: Path
+    copied: list[str] = field(default_factory=list)  # new in the folder
+    updated: list[str] = field(default_factory=list)  # untouched copies of a changed file
+    kept: list[str] = field(default_factory=list)  # edited by the learner: left alone
+    unchanged: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        """A few lines for the terminal."""
+        lines = [f"course folder: {self.dest}"]
+        for verb, names in (("copied", self.copied), ("updated", self.updated)):
+            if names:
+                lines.append(f"  {verb} {len(names)}: {', '.join(names)}")
+        if self.kept:
+            lines.append(f"  kept your edits to {len(self.kept)} (the course's newer version "
+                         f"was not copied over them): {', '.join(self.kept)}")
+        if self.unchanged:
+            lines.append(f"  already there, unchanged: {len(self.unchanged)} files")
+        if not (self.copied or self.updated or self.kept or self.unchanged):
+            lines.append("  no course material found to copy (no tutorials/ in this install)")
+        return "\n".join(lines)
+
+
+def course_files() -> dict[str, Path]:
+    """The files the course folder gets: name in the folder -> source. tutorials/ is copied
+    whole (its notebooks and whatever they read), examples/widgets.ipynb beside it."""
+    out: dict[str, Path] = {}
+    tutorials = data_path("tutorials")
+    if tutorials is not None:
+        for p in sorted(tutorials.rglob("*")):
+            rel = p.relative_to(tutorials)
+            if p.is_file() and not any(s in SKIP or s.startswith(".") for s in rel.parts):
+                out[rel.as_posix()] = p
+    widgets = data_path("examples/widgets.ipynb")
+    if widgets is not None:
+        out.setdefault(widgets.name, widgets)
+    return out
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def prepare_course(dest: Path, files: dict[str, Path] | None = None) -> CoursePlan:
+    """Copy the course into `dest` without ever overwriting a learner's edit."""
+    dest = dest.expanduser().resolve()
+    dest.mkdir(parents=True, exist_ok=True)
+    manifest_path = dest / MANIFEST
+    try:
+        manifest: dict[str, str] = json.loads(manifest_path.read_text())
+    except (OSError, ValueError):
+        manifest = {}
+    plan = CoursePlan(dest)
+    for name, src in (course_files() if files is None else files).items():
+        target = dest / name
+        want = _digest(src)
+        if not target.exists():
+            bucket = plan.copied
+        else:
+            have = _digest(target)
+            if have == want:
+                plan.unchanged.append(name)
+                manifest[name] = want
+                continue
+            if manifest.get(name) != have:  # not the copy we made: the learner's work
+                plan.kept.append(name)
+                continue
+            bucket = plan.updated
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, target)
+        manifest[name] = want
+        bucket.append(name)
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return plan
+
+
+def lab_command(dest: Path, *, port: int | None = None, no_browser: bool = False,
+                ip: str = "127.0.0.1") -> list[str]:
+    """The JupyterLab command line for the course folder (this interpreter's jupyterlab)."""
+    cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={dest}",
+           f"--ServerApp.ip={ip}"]
+    if port is not None:
+        cmd += [f"--ServerApp.port={port}", "--ServerApp.port_retries=0"]
+    if no_browser:
+        cmd.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")  # containers run as root; JupyterLab refuses it otherwise
+    return cmd
+
+
+def jupyterlab_missing() -> str | None:
+    """None when JupyterLab can be started, else what to install."""
+    import importlib.util
+
+    if importlib.util.find_spec("jupyterlab") is None:
+        return ("JupyterLab is not installed in this environment. Install the course extra: "
+                "python -m pip install -e \".[lab]\" (in the repository) or "
+                "python -m pip install \"ascendlab[lab]\"")
+    return None
+
+
+__all__ = ["DEFAULT_DIR", "CoursePlan", "course_files", "jupyterlab_missing", "lab_command",
+           "prepare_course"]
