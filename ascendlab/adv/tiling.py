@@ -289,10 +289,7 @@ def _cost(p: Problem, scm: int, mb: int, scn: int, nb: int, bm: int, bn: int, bk
     order_m = p.iterate_order == 0
     full_a = l1a[0] >= k_iter and (not order_m or m_iter <= l1a[1])
     full_b = l1b[0] >= k_iter and (order_m or n_iter <= l1b[1])
-    hbm = chip.hbm_gbps * 1e3 / chip.clock_mhz  # bytes per cycle, whole chip
-    rd = min(chip.gm_read_bytes_per_cycle, hbm / min(used, chip.aic_cores))
-    wr = min(chip.gm_write_bytes_per_cycle, hbm / min(used, chip.aic_cores))
-    l2 = chip.l2_read_bytes_per_cycle
+    rd, wr, l2 = chip.gm_rates(min(used, chip.aic_cores))  # the cost model's port rates
     a_reads = (1 if full_a else n_iter) * scm * p.k * p.a_bytes
     b_reads = (1 if full_b else m_iter) * scn * p.k * p.b_bytes
     # L2 (as the cost model has it): a tile read R times in the launch comes from HBM once,

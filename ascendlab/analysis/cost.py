@@ -16,21 +16,29 @@ It reads only the trace (trace.py), the chip's numbers (chips.py) and the matche
   because its edges allow it, never because of a special case. A pipe blocked on a set that
   comes later in program order queues its following instructions until the set fires.
 * GM traffic of a core (MTE2 reads, MTE3 and FIX writes) goes through one port per core whose
-  rate is the chip's per-core rate, capped by the HBM bandwidth shared among the active cores
-  (ADK perf guide: MTE2 and MTE3 share GM bandwidth). The port serves each transfer in the
-  first idle gap at or after the transfer is ready. Reads served mostly by L2 (below) use a
-  second port per core instead: L2 hits consume no HBM bandwidth.
-* L2: a tile of GM (the same address, block size, block count and stride) that the launch
-  reads R times, from any cores, comes from HBM once: each read pays 1/R of its bytes at the
-  HBM-capped rate and the rest at the chip's L2 read rate (INI "l2 read"); bytes a GM write
-  produced earlier are read from L2. The L2 share shrinks when the distinct bytes read exceed
-  the L2. This is what lets a tiled matmul, which reads each tile several times, be
-  cube-bound; partially overlapping re-reads are not credited (a conservative choice).
+  rate is the chip's per-core rate, capped by the core's share of the sustained HBM bandwidth
+  (ChipSpec.hbm_sustained_fraction of the peak hbm_gbps; ADK perf guide: MTE2 and MTE3 share
+  GM bandwidth). The port serves each transfer in the first idle gap at or after the transfer
+  is ready. Reads served mostly by L2 (below) use a second port per core instead, at the
+  core's share of the chip's L2 bandwidth (ChipSpec.l2_gbps): L2 hits consume no HBM
+  bandwidth. A GM transfer whose GM address (or block stride) is not 512 B aligned runs at
+  ChipSpec.gm_misaligned_rate of these rates. The roofline (memory_cycles) keeps the HBM peak.
+* L2: a tile of GM (the same address, block size, block count and stride) that the launch reads
+  R times, from any cores, comes from HBM once: each read pays 1/R of its bytes at the
+  HBM-capped rate and the rest at the L2 rate; bytes a GM write produced earlier are read from
+  L2. When the distinct bytes read exceed the L2, a re-read whose reuse distance (estimated from
+  the cores' read offsets: cost_memory.l2_misses) exceeds the L2 misses as well. This is what
+  lets a tiled matmul, which reads each tile several times, be cube-bound; partially overlapping
+  re-reads are not credited (a conservative choice). back_to_back(run) models the launch as one
+  iteration of a loop (a benchmark): when the launch's footprint (distinct bytes read and
+  written) fits the L2, every GM read is an L2 hit.
+* L1 -> L0A/L0B loads occupy MTE1 bytes / rate and are ready COST.l0_load_latency later.
 * Cores run in parallel (blocks beyond the physical core count run in waves, in block order);
   sync_all holds every core until the last arrives; a cross-core flag (xset/xwait, MIX
   kernels) holds the waiting core's scalar unit until the other core's set fires. MIX runs
   wave by group (1 cube + 2 vector cores). `cycles` is the kernel's span; `time_us` adds the
-  launch overhead.
+  launch overhead of an isolated launch on the cores used (ChipSpec.launch_us), and
+  `back_to_back_us` the overhead of a launch queued behind another.
 
 Every parameter of COST carries its source or the word ASSUMPTION. Changing any of them (or
 the rules above) changes MODEL_VERSION and tests/analysis/golden_cycles.json.
@@ -44,6 +52,7 @@ from typing import Any
 
 from ..runtime.chips import ChipSpec
 from ..runtime.trace import OPS, VECTOR_CLASSES, Event, op_info
+from .cost_memory import dma_cost, l2_hits
 from .cost_schedule import (
     BARRIER,
     BARRIER_ALL,
@@ -59,7 +68,7 @@ from .cost_schedule import (
     waves,
 )
 
-MODEL_VERSION = "1.1"
+MODEL_VERSION = "2.0"
 
 _GM_PIPES = frozenset({"MTE2", "MTE3", "FIX"})
 _CROSS = frozenset({"xset", "xwait"})
@@ -76,18 +85,28 @@ class CostTable:
     dma_setup: int = 30  # ASSUMPTION: cycles a DMA instruction occupies its pipe before data
     dma_block: int = 2  # ASSUMPTION: extra occupancy per further burst of a strided DMA
     dma_latency: int = 150  # ASSUMPTION: first-byte latency of GM <-> local transfers
-    local_dma_latency: int = 20  # ASSUMPTION: latency of on-chip moves (UB->UB, L1->L0)
+    local_dma_latency: int = 20  # ASSUMPTION: latency of on-chip moves (UB->UB, UB<->L1)
+    # L1 -> L0A/L0B (load_data): occupies MTE1 bytes / rate, result 28 cycles later (ADK
+    # tests/perf/load_data_perf/README.md, dav-2201: "带宽延迟 28 cycle", theory cycles =
+    # latency + bytes / bandwidth)
+    l0_load_latency: int = 28
     fix_setup: int = 20  # ASSUMPTION: extra setup of a FixPipe move (NZ->ND, quantisation)
     vector_setup: int = 8  # ASSUMPTION: issue cycles of a vector instruction
     vector_latency: int = 16  # ASSUMPTION: vector pipeline depth
-    # cycles per 256 B repeat, by cost class (trace.OPS[op].cost_class); 1 = the full rate of 256 B
-    # per cycle (ChipSpec.vector_bytes_per_cycle, DER from the 11.06 TOPS fp32 peak)
+    # cycles per 256 B repeat, by cost class (trace.OPS[op].cost_class); 1 = the full rate of
+    # 256 B per cycle (ChipSpec.vector_bytes_per_cycle, DER from the 11.06 TOPS fp32 peak).
+    # VEC = ADK docs/zh/api/附录/Vector指令理论性能汇总.md (A2, elements per cycle by dtype)
     vector_repeat: tuple[tuple[str, float], ...] = (
-        ("elementwise", 1.0),
-        ("compare", 1.0),
-        ("convert", 1.0),
-        ("transcendental", 2.0),  # ASSUMPTION: exp/ln/sqrt/rsqrt/reciprocal at half rate
-        ("reduce", 2.0),  # ASSUMPTION: the in-repeat tree at half rate
+        ("elementwise", 1.0),  # VEC: Add/Mul/Adds/Muls/Max/Abs/Relu 128 half, 64 float
+        ("compare", 1.0),  # VEC: Compare/Select 128 half, 64 float
+        ("convert", 1.0),  # VEC: Cast 64 per cycle into or out of 32-bit (repeats: wider side)
+        ("transcendental", 1.0),  # VEC: Reciprocal/Rsqrt 128/64; Exp/Ln/Sqrt: see below
+        ("reduce", 7.0),  # VEC: ReduceRepeat (WholeReduce) 128/7 half, 64/7 float
+    )
+    # instructions the VEC table gives a fixed element rate whatever the dtype (32 per cycle:
+    # 4 cycles per half repeat, 2 per float one): charged count / rate when that is more
+    vector_elements_per_cycle: tuple[tuple[str, float], ...] = (
+        ("exp", 32.0), ("ln", 32.0), ("sqrt", 32.0), ("div", 32.0),
     )
     cube_setup: int = 8  # ASSUMPTION
     cube_latency: int = 32  # ASSUMPTION
@@ -109,7 +128,7 @@ class CostResult:
     core_cycles: dict[int, float]  # core -> its span
     cycles: int  # the kernel's span: the slowest core, waves included
     time_us: float  # cycles at the chip clock + launch overhead
-    launch_overhead_us: float
+    launch_overhead_us: float  # ChipSpec.launch_us: isolated (back_to_back's: back to back)
     pipe_busy: dict[str, int]  # pipe -> busy cycles, mean over the cores that ran
     per_core_busy: dict[int, dict[str, float]]
     bytes_moved: dict[str, int]  # "GM->UB" ... -> bytes
@@ -127,6 +146,9 @@ class CostResult:
     # when it ran), and the fixed part of its occupancy (setup; the rest is work / throughput)
     issue: list[float] = field(default_factory=list)
     fixed: list[float] = field(default_factory=list)
+    # cycles at the chip clock + the back-to-back launch overhead (L2 as in this result)
+    back_to_back_us: float = 0.0
+    warm_l2: bool = False  # True: back_to_back's result (warm L2, back-to-back overhead)
 
     @property
     def efficiency(self) -> float:
@@ -141,28 +163,39 @@ class CostResult:
 _KIND = {"wait": WAIT, "set": SET, "sync_all": SYNC_ALL, "xset": SET, "xwait": XWAIT}
 
 
-def simulate(run: Any, table: CostTable = COST) -> CostResult:
-    """Schedule `run`'s trace on its chip (see the module docstring)."""
+def simulate(run: Any, table: CostTable = COST, warm_l2: bool = False) -> CostResult:
+    """Schedule `run`'s trace on its chip (see the module docstring). warm_l2: the launch
+    follows an identical one (see back_to_back)."""
     gc_was_on = gc.isenabled()
     gc.disable()  # many small temporaries and no cycles: cyclic GC would only slow this down
     try:
-        return _simulate(run, table)
+        return _simulate(run, table, warm_l2)
     finally:
         if gc_was_on:
             gc.enable()
 
 
-def _cores(run: Any, chip: ChipSpec) -> tuple[int, int, int, int]:
-    """(groups, active, cube_cores, vec_cores): physical core groups the blocks wave over, the
-    cores sharing HBM, and the cube / vector cores the roofline spreads work over."""
+def back_to_back(run: Any, table: CostTable = COST) -> CostResult:
+    """The cost of `run` as one launch of a loop that repeats it (what a benchmark measures):
+    the GM data the launch touches is still in L2 from the previous iteration when it fits
+    (reads of it are L2 hits), and the launch overhead is the back-to-back one
+    (ChipSpec.launch_us). `run.cost` is the isolated launch: cold L2, isolated overhead."""
+    return simulate(run, table, warm_l2=True)
+
+
+def _cores(run: Any, chip: ChipSpec) -> tuple[int, int, int, int, int]:
+    """(groups, active, cube_cores, vec_cores, launched): physical core groups the blocks wave
+    over, the cores sharing HBM, the cube / vector cores the roofline spreads work over, and
+    the cores the launch starts (its overhead grows with them)."""
     if run.core_kind == "mix":  # groups of 1 AIC + 2 AIV; HBM shared by the cores moving GM data
         groups = max(1, min(run.block_num, chip.aic_cores))
         gm_cores = {e[0] for e in run.trace if e[1] in _GM_PIPES}
         active = max(1, min(len(gm_cores), 3 * groups))
-        return groups, active, groups, min(2 * run.block_num, chip.aiv_cores)
+        launched = groups if chip.layout == "coupled" else 3 * groups
+        return groups, active, groups, min(2 * run.block_num, chip.aiv_cores), launched
     physical = chip.aiv_cores if run.core_kind == "aiv" else chip.aic_cores
     groups = max(1, min(run.block_num, physical))
-    return groups, groups, groups, groups
+    return groups, groups, groups, groups, groups
 
 
 def _by_core(trace: list[Event]) -> dict[int, list[int]]:
@@ -179,19 +212,21 @@ def _by_core(trace: list[Event]) -> dict[int, list[int]]:
     return by_core
 
 
-def _simulate(run: Any, table: CostTable) -> CostResult:
+def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
     chip: ChipSpec = run.chip
     trace: list[Event] = run.trace
     n = len(trace)
     mix = run.core_kind == "mix"
-    groups, active, cube_cores, vec_cores = _cores(run, chip)
-    hbm_bpc = chip.hbm_gbps * 1e9 / (chip.clock_mhz * 1e6)  # whole chip, bytes per cycle
-    rd_rate = min(chip.gm_read_bytes_per_cycle, hbm_bpc / active)
-    wr_rate = min(chip.gm_write_bytes_per_cycle, hbm_bpc / active)
-    l2_rate = float(chip.l2_read_bytes_per_cycle)
-    gm_reads: list[tuple] = []  # (event, bytes key, moved, repeats, dst) of every GM read
+    groups, active, cube_cores, vec_cores, launched = _cores(run, chip)
+    # per-core port rates: sustained HBM and L2 shares (chips.ChipSpec.gm_rates)
+    rd_rate, wr_rate, l2_rate = chip.gm_rates(active)
+    fast_align, slow_rate = chip.gm_fast_align, chip.gm_misaligned_rate
+    # (event, bytes key, moved, repeats, dst, misaligned, core's GM bytes read before it)
+    gm_reads: list[tuple] = []
+    core_read: dict[int, int] = {}
     written: dict[tuple, int] = {}  # bytes key of a GM write -> its first event
     vec_rate = dict(table.vector_repeat)
+    vec_epc = dict(table.vector_elements_per_cycle)
 
     # ---- one pass: what each event costs where -------------------------------------------
     kind = [PLAIN] * n
@@ -220,7 +255,7 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     cross: set[int] = set()  # flags between cores: one FIFO shared by all cores
     fid = [-1] * n
     i = -1
-    for _core, pname, op, reads, writes, count, _dt, repeats, _f, _l, s, args in trace:
+    for core, pname, op, reads, writes, count, _dt, repeats, _f, _l, s, args in trace:
         i += 1
         klass = klass_of.get(op) or op_info(op).cost_class  # op_info: unregistered -> error
         if s is not None or klass == "framework":
@@ -246,23 +281,32 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
                 dst, moved = "?", 0
             route = (src, dst)
             bytes_moved[route] = bytes_moved.get(route, 0) + moved
+            slow = False
             if src == "GM":  # costed after this pass, once L2 reuse is known
                 a = reads[0]
-                gm_reads.append((i, (a[1], a[2], a[4], a[5]), moved, repeats, dst))
+                slow = a[1] % fast_align != 0 or a[4] > 1 and a[5] % fast_align != 0
+                before = core_read.get(core, 0)
+                core_read[core] = before + moved
+                gm_reads.append((i, (a[1], a[2], a[4], a[5]), moved, repeats, dst, slow,
+                                 before))
                 gm_read += moved
                 cost[i] = dispatch
                 continue
             if dst == "GM":
                 a = writes[0]
+                slow = a[1] % fast_align != 0 or a[4] > 1 and a[5] % fast_align != 0
                 written.setdefault((a[1], a[2], a[4], a[5]), i)
                 gm_write += moved
-            key = (src, dst, moved, repeats)
+            key = (src, dst, moved, repeats, slow)
             got = dma_cache.get(key)
             if got is None:
-                got = dma_cache[key] = _dma_cost(table, chip, src, dst, moved, repeats,
-                                                 rd_rate, wr_rate)
+                got = dma_cache[key] = dma_cost(table, chip, src, dst, moved, repeats,
+                                                 rd_rate, wr_rate, slow=slow_rate if slow
+                                                 else 1.0)
             occ[i], lat[i], port[i] = got
-            fixed[i] = occ[i] - port[i] if port[i] else table.dma_setup
+            # L1 -> L0 loads have no setup (their fixed cost is latency)
+            fixed[i] = (occ[i] - port[i] if port[i] else 0.0 if dst in ("L0A", "L0B")
+                        else table.dma_setup)
         elif klass == "cube":  # mmad
             steps = repeats / dict(args).get("rate", 1.0)  # 16x16x16 fp16 steps per cycle
             occ[i] = table.cube_setup + steps
@@ -276,10 +320,12 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
         else:
             vk = vec_memo.get(op)
             if vk is None:
-                vk = vec_memo[op] = ((vec_rate.get(klass, 1.0), OPS[op].flops_per_elem)
-                                     if klass in VECTOR_CLASSES else ())
+                vk = vec_memo[op] = ((vec_rate.get(klass, 1.0), OPS[op].flops_per_elem,
+                                      vec_epc.get(op, 0.0)) if klass in VECTOR_CLASSES else ())
             if vk:
                 work = repeats * vk[0]
+                if vk[2] and count / vk[2] > work:
+                    work = count / vk[2]
                 occ[i] = vsetup + work
                 fixed[i] = vsetup
                 lat[i] = vlat
@@ -288,8 +334,8 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
         cost[i] = occ[i] if pk == S_PIPE else dispatch
 
     # ---- GM reads: L2 hits (see the module docstring) -----------------------------------------
-    hits, gm_hit = _l2_hits(gm_reads, written, (occ, lat, port, fixed), dma_cache, table, chip,
-                            (rd_rate, wr_rate, l2_rate))
+    hits, gm_hit = l2_hits(gm_reads, written, (occ, lat, port, fixed), dma_cache, table, chip,
+                            (rd_rate, wr_rate, l2_rate, slow_rate), active, warm_l2)
     gm_read -= hits
 
     # ---- schedule -----------------------------------------------------------------------------
@@ -304,66 +350,30 @@ def _simulate(run: Any, table: CostTable) -> CostResult:
     busy = {c: dict(zip(PIPES, sim.busy)) for c, sim in sims.items()}
     ran = max(1, len(busy))
     pipe_busy = {p: int(round(sum(b[p] for b in busy.values()) / ran)) for p in PIPES}
-    # HBM (misses and writes) and L2 (hits) are separate resources
-    memory = max(gm_read / (rd_rate * active) + gm_write / (wr_rate * active),
+    # HBM (misses and writes) and L2 (hits) are separate resources; the roofline takes the
+    # HBM peak, the schedule the sustained rate
+    rd_peak, wr_peak, _ = chip.gm_rates(active, peak=True)
+    memory = max(gm_read / (rd_peak * active) + gm_write / (wr_peak * active),
                  gm_hit / (l2_rate * active))
     vector = vec_work / vec_cores
     cube = cube_work / cube_cores
     bound_name, bound = max((("memory", memory), ("vector", vector), ("cube", cube)),
                             key=lambda kv: kv[1])
+    b2b_us = chip.launch_us(launched, back_to_back=True)
+    launch_us = b2b_us if warm_l2 else chip.launch_us(launched)
     return CostResult(
         model_version=MODEL_VERSION, chip=chip, start=start, end=end, occupied=occ,
         core_cycles=core_end, cycles=cycles,
-        time_us=cycles / chip.clock_mhz + chip.launch_overhead_us,
-        launch_overhead_us=chip.launch_overhead_us, pipe_busy=pipe_busy,
+        time_us=cycles / chip.clock_mhz + launch_us,
+        launch_overhead_us=launch_us, pipe_busy=pipe_busy,
         per_core_busy=busy, bytes_moved={f"{a}->{b}": v for (a, b), v in bytes_moved.items()},
         gm_bytes=gm_read + gm_write, flops=flops,
         memory_cycles=memory, vector_cycles=vector, cube_cycles=cube,
         bound_cycles=int(bound), bound=bound_name, active_cores=active,
         serial_cycles=int(round(serial)),
         deadlocked=sorted(i for sim in sims.values() for i in sim.stuck),
-        issue=[issue.get(i, start[i]) for i in range(n)], fixed=fixed)
-
-
-
-
-
-
-def _l2_hits(gm_reads: list[tuple], written: dict[tuple, int], arrays: tuple, dma_cache: dict,
-             table: CostTable, chip: ChipSpec, rates: tuple[float, float, float]
-             ) -> tuple[int, float]:
-    """Cost every GM read once L2 reuse is known (module docstring): fills occ, lat, port and
-    fixed of the reads; returns (bytes no longer read from HBM, as counted, and L2 hit bytes)."""
-    occ, lat, port, fixed = arrays
-    rd_rate, wr_rate, l2_rate = rates
-    reuse: dict[tuple, int] = {}
-    for r in gm_reads:
-        reuse[r[1]] = reuse.get(r[1], 0) + 1
-    distinct = sum(k[1] * k[2] for k in reuse)
-    scale = min(1.0, chip.l2_bytes / distinct) if distinct else 1.0
-    hits = 0
-    gm_hit = 0.0
-    for i, key, moved, repeats, dst in gm_reads:
-        w = written.get(key)
-        r = reuse[key]
-        if w is not None and w < i:
-            hit = float(moved)  # bytes a GM write produced are read from L2
-        elif r > 1:
-            hit = moved * (r - 1) / r * scale  # one read in r comes from HBM
-        else:
-            hit = 0.0
-        dkey = ("GM", dst, moved, repeats, hit)
-        got = dma_cache.get(dkey)
-        if got is None:
-            got = dma_cache[dkey] = _dma_cost(table, chip, "GM", dst, moved, repeats, rd_rate,
-                                              wr_rate, hit, l2_rate)
-        occ[i], lat[i], port[i] = got
-        fixed[i] = occ[i] - port[i]
-        if hit * 2 > moved:  # mostly L2 hits: the transfer takes the core's L2 port
-            port[i] = -port[i]
-        hits += int(hit)
-        gm_hit += hit
-    return hits, gm_hit
+        issue=[issue.get(i, start[i]) for i in range(n)], fixed=fixed,
+        back_to_back_us=cycles / chip.clock_mhz + b2b_us, warm_l2=warm_l2)
 
 
 def _edge_cost(op: str, pname: str, s: Any, table: CostTable) -> tuple[int, float, float]:
@@ -380,28 +390,3 @@ def _edge_cost(op: str, pname: str, s: Any, table: CostTable) -> tuple[int, floa
     else:
         scalar = table.sync if pname == "S" else table.dispatch
     return kind, occ, float(scalar)
-
-
-def _dma_cost(table: CostTable, chip: ChipSpec, src: str, dst: str, nbytes: int, blocks: int,
-              rd_rate: float, wr_rate: float, hit: float = 0.0,
-              l2_rate: float = 1.0) -> tuple[float, float, float]:
-    """(pipe occupancy, latency, GM port occupancy) of one DMA instruction; `hit` bytes of a
-    GM read come from L2."""
-    setup = table.dma_setup + table.dma_block * max(0, blocks - 1)
-    if src == "GM":
-        t = (nbytes - hit) / rd_rate + hit / l2_rate
-        return setup + t, table.dma_latency, t
-    if dst == "GM":
-        t = nbytes / wr_rate
-        extra = table.fix_setup if src == "L0C" else 0
-        return setup + extra + t, table.dma_latency, t
-    # L1 -> L0: a load_data's repeats are 512 B fractals streamed at the L1 -> L0 rate, not
-    # separate bursts: no per-burst charge
-    if dst == "L0A":
-        return (table.dma_setup + nbytes / chip.l1_to_l0a_bytes_per_cycle,
-                table.local_dma_latency, 0.0)
-    if dst == "L0B":
-        return (table.dma_setup + nbytes / chip.l1_to_l0b_bytes_per_cycle,
-                table.local_dma_latency, 0.0)
-    # UB->UB on the vector pipe, UB<->L1 on coupled chips: at the vector rate
-    return setup + nbytes / chip.vector_bytes_per_cycle, table.local_dma_latency, 0.0

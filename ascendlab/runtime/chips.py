@@ -50,17 +50,48 @@ class ChipSpec:
     # Data rates, bytes per cycle per core (INI [AICoreMemoryRates]; unit inferred as B/cycle, UNC)
     gm_read_bytes_per_cycle: int = 32  # INI "ddr"
     gm_write_bytes_per_cycle: int = 64  # INI "ub_to_ddr"
-    l2_read_bytes_per_cycle: int = 110  # INI "l2 read": GM reads that hit the L2 cache
-    l1_to_l0a_bytes_per_cycle: int = 512  # INI (ADK 2201 spec says 256: conflict noted in facts)
-    l1_to_l0b_bytes_per_cycle: int = 256  # INI (ADK says 128)
+    # One core's L2 port: INI "l2 read" says 110, but large matmuls on 910B run faster than
+    # 110 B/cycle per cube core allows (zzc0721/torch-performance-test-data#109: 314.5 TF at
+    # 4096^3); the shared l2_gbps below is the binding limit, this only caps a core that has
+    # the L2 to itself. ASSUMPTION: 256 B/cycle, the widest on-chip path of the core (L1->L0A).
+    l2_read_bytes_per_cycle: int = 256  # ASSUMPTION (above)
+    # L1 -> L0A/L0B: ADK tests/perf/load_data_perf/README.md (dav-2201, LoadData 2D) gives
+    # 256 / 128 B/cycle and a 28-cycle latency; the INI's 512 / 256 are twice that (facts 2.4)
+    l1_to_l0a_bytes_per_cycle: int = 256  # ADK load_data_perf README
+    l1_to_l0b_bytes_per_cycle: int = 128  # ADK load_data_perf README
     l0c_to_ub_bytes_per_cycle: int = 256  # INI
-    # Whole-chip HBM bandwidth shared by active cores, GB/s
+    # Whole-chip bandwidths shared by the active cores, GB/s. hbm_gbps is the peak (the
+    # roofline's); transfers run at hbm_sustained_fraction of it.
     hbm_gbps: float
     hbm_source: str
+    # Streaming kernels sustain 1.21-1.22 TB/s of the 1.6 TB/s on 910B (FlagGems PR 6324:
+    # torch_npu swiglu fp16, 805 MB in 667.2 us and 1.97 GB in 1610.5 us): 0.76. Other chips:
+    # ASSUMPTION, the same fraction.
+    hbm_sustained_fraction: float = 0.76  # DER: 1.22 / 1.6
+    # L2 read/write bandwidth of the whole chip: ADK 算子实践参考/SIMD算子性能优化/内存访问/
+    # L2-Cache切分.md, "L2 Cache读写混合带宽约为7TB/s" for the 192 MB-L2 chip (910B4, 96 MB:
+    # ASSUMPTION, the same)
+    l2_gbps: float = 7000.0  # ADK L2-Cache切分
+    # GM transfers whose GM address is not 512 B aligned (32 B aligned) reach 70 % of the
+    # 512 B-aligned bandwidth on A2 (ADK .../内存访问/GM地址尽量512B对齐.md, A2 only)
+    gm_fast_align: int = 512  # ADK GM地址尽量512B对齐
+    gm_misaligned_rate: float = 0.70  # ADK GM地址尽量512B对齐
     # Compute
     cube_macs_per_cycle: int = 16 * 16 * 16  # ADK 基本架构: one 16x16x16 fp16 MMA per cycle per AIC
     vector_bytes_per_cycle: int = 256  # DER: 11.06 TOPS fp32 = 48 AIV x 64 lanes x 2 x 1.8 GHz
-    launch_overhead_us: float = 20.0  # ADK 分析性能数据.md: full-core launch ~20-21 us on A2
+    # Launch overhead, us (see launch_us), affine in the physical cores a launch starts ("头开销
+    # 会随着使用的核数增加而增加", ADK 头尾开销优化/设置合适的核数和算子Kernel类型.md; its figure
+    # is not stored), given for 1 core and for all the vector cores (aiv_cores):
+    # * isolated: ~20-21 us on all cores of A2 (ADK 分析性能数据.md, "满核头开销约为20~21微秒");
+    #   1 core: ASSUMPTION, half of it;
+    # * back to back (the next launch queued while one runs, as a benchmark loop does): 2 us on
+    #   1 core (FlagGems PR 6324: torch_npu swiglu fp16 [256, 128] 3.07 us and Triton 1.9 us,
+    #   work included); 9.5 us on all cores (DER: PR 6324's torch_npu swiglu [8192, 128]
+    #   11.83 us and [15000, 128] 13.15 us, minus this model's kernel times 2.45 / 3.67 us).
+    # 310P / 310B: ASSUMPTION, the A2 values.
+    launch_overhead_us: float = 20.5  # ADK 分析性能数据.md
+    launch_overhead_1core_us: float = 10.0  # ASSUMPTION
+    launch_b2b_us: tuple[float, float] = (2.0, 9.5)  # DER (above): 1 core, aiv_cores cores
     notes: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
@@ -71,6 +102,25 @@ class ChipSpec:
                     raise ValueError(f"ChipSpec {self.name}: {f.name} must be >= 1, got {value}")
         if self.layout == "coupled" and self.aiv_cores != self.aic_cores:
             raise ValueError(f"ChipSpec {self.name}: a coupled chip has aiv_cores == aic_cores")
+
+    def gm_rates(self, active: int, peak: bool = False) -> tuple[float, float, float]:
+        """(GM read, GM write, L2 read) bytes per cycle of one of `active` cores moving data at
+        once: the per-core port rates, capped by their share of the chip's HBM bandwidth
+        (sustained, or the peak for a roofline) and of its L2 bandwidth."""
+        hbm = self.hbm_gbps * (1.0 if peak else self.hbm_sustained_fraction)
+        share = hbm * 1e3 / self.clock_mhz / max(1, active)  # GB/s -> bytes per cycle
+        l2 = self.l2_gbps * 1e3 / self.clock_mhz / max(1, active)
+        return (min(self.gm_read_bytes_per_cycle, share),
+                min(self.gm_write_bytes_per_cycle, share),
+                min(self.l2_read_bytes_per_cycle, l2))
+
+    def launch_us(self, cores: int, back_to_back: bool = False) -> float:
+        """Launch overhead, us, of a kernel that starts `cores` physical cores (a MIX launch:
+        its cube and vector cores), isolated or back to back: affine from the 1-core value to
+        the aiv_cores one (ASSUMPTION: affine; the end points are the launch_* fields)."""
+        lo, hi = (self.launch_b2b_us if back_to_back
+                  else (self.launch_overhead_1core_us, self.launch_overhead_us))
+        return lo + (hi - lo) * (max(1, cores) - 1) / max(1, self.aiv_cores - 1)
 
     @property
     def has_fixpipe(self) -> bool:
@@ -127,7 +177,9 @@ CHIPS: dict[str, ChipSpec] = {
         ub_bytes=256 * KiB, l1_bytes=1 * MiB, l0a_bytes=64 * KiB, l0b_bytes=64 * KiB,
         l0c_bytes=256 * KiB, gm_bytes=24 * 1000**3, l2_bytes=16 * MiB,
         gm_read_bytes_per_cycle=17, gm_write_bytes_per_cycle=17, l0c_to_ub_bytes_per_cycle=512,
-        l2_read_bytes_per_cycle=114,
+        l2_read_bytes_per_cycle=114, l1_to_l0a_bytes_per_cycle=512, l1_to_l0b_bytes_per_cycle=256,
+        # DER: L2 = 8 cores x INI "l2 read"; the 512 B alignment rule is A2-only (ADK)
+        l2_gbps=114 * 8 * 1.06, gm_misaligned_rate=1.0,
         hbm_gbps=204.8,
         hbm_source="ASSUMPTION: LPDDR4X 204.8 GB/s of the Atlas 300I Pro card (not in INI)",
         notes=("The 7 standalone VecCores of the INI are not modelled.",),
@@ -138,7 +190,9 @@ CHIPS: dict[str, ChipSpec] = {
         ub_bytes=248 * KiB, l1_bytes=1 * MiB, l0a_bytes=64 * KiB, l0b_bytes=64 * KiB,
         l0c_bytes=128 * KiB, gm_bytes=32 * GiB, l2_bytes=4 * MiB,
         gm_read_bytes_per_cycle=17, gm_write_bytes_per_cycle=128, l0c_to_ub_bytes_per_cycle=128,
-        l2_read_bytes_per_cycle=256,
+        l2_read_bytes_per_cycle=256, l1_to_l0a_bytes_per_cycle=512, l1_to_l0b_bytes_per_cycle=256,
+        # DER: L2 = 1 core x INI "l2 read"; the 512 B alignment rule is A2-only (ADK)
+        l2_gbps=256 * 1.224, gm_misaligned_rate=1.0,
         hbm_gbps=51.2, hbm_source="ASSUMPTION: LPDDR4X 51.2 GB/s (not in INI)",
     ),
 }

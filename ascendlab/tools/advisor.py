@@ -144,7 +144,9 @@ def _deadlock(run: Any, sh: Shape) -> list[Advice]:
 
 def _memory_bound(run: Any, sh: Shape) -> list[Advice]:
     cost = run.cost
-    at = cost.memory_cycles / sh.cycles if sh.cycles else 0.0
+    # memory_cycles is the roofline at the HBM peak; transfers sustain a fraction of it
+    at = (cost.memory_cycles / run.chip.hbm_sustained_fraction / sh.cycles if sh.cycles
+          else 0.0)
     share = sh.path.get("memory", 0.0) / sh.cycles if sh.cycles else 0.0
     if at < 0.8 or share < 0.5:
         return []

@@ -183,13 +183,14 @@ def mm_auto(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, al
 
 def host_tiling(m: int, n: int, k: int, dim: int, bias: bool = False, c_pos: str = "GM",
                 ab: str = "DT_FLOAT16", fix: tuple[int, int, int] | None = None,
-                traverse: str | None = None) -> asc.adv.TCubeTiling:
-    """A TCubeTiling from asc.lib.host's MultiCoreMatmulTiling, built as pyasc's tutorials do."""
+                traverse: str | None = None, c: str = "DT_FLOAT") -> asc.adv.TCubeTiling:
+    """A TCubeTiling from asc.lib.host's MultiCoreMatmulTiling, built as pyasc's tutorials do
+    (c: C's data type)."""
     t = host.MultiCoreMatmulTiling(host.get_ascendc_platform())
     dt = getattr(host.DataType, ab)
     t.set_a_type(host.TPosition.GM, host.CubeFormat.ND, dt, False)
     t.set_b_type(host.TPosition.GM, host.CubeFormat.ND, dt, False)
-    t.set_c_type(getattr(host.TPosition, c_pos), host.CubeFormat.ND, host.DataType.DT_FLOAT)
+    t.set_c_type(getattr(host.TPosition, c_pos), host.CubeFormat.ND, getattr(host.DataType, c))
     t.set_bias_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT)
     t.set_dim(dim)
     t.set_org_shape(m, n, k)

@@ -86,7 +86,8 @@ def test_model_between_roofline_and_serial_and_deterministic(case):
 def test_run_attributes_and_units():
     run = add_run(cores=8, n=8 * 8192, tile=1024, buffers=2)
     assert isinstance(run.cycles, int)
-    assert run.time_us == pytest.approx(run.cycles / 1800 + 20.0)
+    # launch overhead of 8 of 48 vector cores, isolated: 10 + 10.5 * 7 / 47 us (chips.py)
+    assert run.time_us == pytest.approx(run.cycles / 1800 + 10.0 + 10.5 * 7 / 47)
     assert run.bytes_moved == {"GM->UB": 2 * 2 * 8 * 8192, "UB->GM": 2 * 8 * 8192}
     assert run.flops == 8 * 8192  # one add per element
     assert set(run.pipe_busy) == set(PIPES)
@@ -131,13 +132,15 @@ def test_fused_layernorm_gelu_beats_two_kernels():
     np.testing.assert_allclose(y, want, atol=1e-5)
     np.testing.assert_allclose(y2, want, atol=1e-5)
     assert ln.cycles + ge.cycles > fused.cycles
-    assert ln.time_us + ge.time_us > fused.time_us + 20  # and a second launch overhead
+    # and a second launch overhead
+    assert ln.time_us + ge.time_us > fused.time_us + ge.cost.launch_overhead_us
 
 
 def test_double_buffered_add_reaches_the_hbm_roofline_on_910b2():
     run = add_run(cores=48, n=48 * 65536, tile=4096, buffers=2, chip="Ascend910B2")
     assert run.cost.bound == "memory"
-    assert run.efficiency >= 0.85, run.efficiency
+    # the roofline is the HBM peak; streaming sustains hbm_sustained_fraction of it
+    assert run.efficiency >= 0.9 * run.chip.hbm_sustained_fraction, run.efficiency
     assert run.cost.active_cores == 48
 
 

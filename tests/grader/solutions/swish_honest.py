@@ -62,6 +62,7 @@ def ceil(a, b):
 
 def launch(x, y, beta, core_num):
     n = x.size
-    per_core = ceil(ceil(n, core_num), 16) * 16  # 32 B aligned starts
+    align = 512 // x.itemsize  # 512 B aligned starts (full GM bandwidth)
+    per_core = ceil(ceil(n, core_num), align) * align
     blocks = -(-n // per_core)
     swish_kernel[blocks, asc.lib.runtime.current_stream()](x, y, n, per_core, beta, TILE)
