@@ -6,6 +6,8 @@
     ascendlab grade CHALLENGE SUBMISSION|DIR [--json] [--scheduler ADDRESS] [--out FILE]
     ascendlab submit CHALLENGE SUBMISSION [--user NAME] [--db FILE]
     ascendlab leaderboard CHALLENGE [--chip CHIP] [--db FILE]
+    ascendlab leaderboard --html DIR [CHALLENGE] [--db FILE]
+    ascendlab challenge list | show N | start N [DIR]
     ascendlab lab [--no-browser] [--port PORT] [--dir DIR] [-- JUPYTER_ARGS]
     ascendlab doctor
 """
@@ -53,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     from .grader.commands import add_parsers
 
     add_parsers(sub)  # grade, submit, leaderboard
+    from .grader.challenge_cli import add_parser as add_challenge_parser
+
+    add_challenge_parser(sub)  # challenge list / show / start
     _add_lab_parsers(sub)  # lab, doctor
     return p
 
@@ -200,6 +205,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .grader import commands
 
         return getattr(commands, f"cmd_{args.command}")(args)
+    if args.command == "challenge":
+        from .grader.challenge_cli import cmd_challenge
+
+        return cmd_challenge(args)
     parser.print_help()
     return 2
 

@@ -7,7 +7,14 @@ import numpy as np
 import pytest
 
 import ascendlab.asc as asc
-from ascendlab.precision import THRESHOLDS, check, relative_error, threshold
+from ascendlab.precision import (
+    SMALL_VALUE,
+    THRESHOLDS,
+    check,
+    relative_error,
+    small_value,
+    threshold,
+)
 
 
 def test_thresholds_follow_the_standard():
@@ -116,3 +123,83 @@ def test_torch_tensors_are_accepted():
     got = torch.ones(8, dtype=torch.float16)
     r = check(got, np.ones(8), got.dtype)
     assert r.passed and r.dtype == "float16"
+
+
+# ---- the small-value domain (msprobe: |golden| < S judged by absolute error <= A) ----------
+def _bf16(x: np.ndarray) -> np.ndarray:
+    """x rounded to bfloat16 (nearest, ties to even), held in float32."""
+    b = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    b = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
+    return b.astype(np.uint32).view(np.float32)
+
+
+def _crossing_zero() -> dict[str, np.ndarray]:
+    """float64 goldens of functions whose outputs cross zero densely (LayerNorm, GeLU, sin)."""
+    x = np.linspace(-4, 4, 200_001)
+    gelu = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+    ln = (x - x.mean()) / x.std()
+    return {"gelu": gelu, "layernorm": ln, "sin": np.sin(50 * x), "tiny": x * 1e-7}
+
+
+@pytest.mark.parametrize("name", ["gelu", "layernorm", "sin", "tiny"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_correctly_rounded_outputs_crossing_zero_pass(name, dtype):
+    want = _crossing_zero()[name]
+    got = _bf16(want) if dtype == "bfloat16" else want.astype(dtype)
+    r = check(got, want, dtype)
+    assert r.passed, str(r)
+    lim, tol = SMALL_VALUE[dtype]
+    assert r.small == int((np.abs(want) < lim).sum()) > 0
+    assert r.max_abs_small <= tol
+
+
+def test_the_old_rule_failed_them():
+    """Without the small-value domain, a correctly rounded float16 GeLU near zero fails: the
+    relative error of 2.4e-6 rounded to float16 (a subnormal) is about 0.012 > 10 T."""
+    want = np.array([40.5 * 2.0**-24, 1.0])
+    got = want.astype(np.float16)
+    assert relative_error(got, want)[0] > 10 * THRESHOLDS["float16"]
+    assert check(got, want).passed
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_a_real_error_near_zero_still_fails(dtype):
+    want = _crossing_zero()["gelu" if dtype == "float16" else "tiny"]
+    lim, tol = SMALL_VALUE[dtype]
+    got = want.astype(dtype)
+    i = int(np.argmin(np.abs(np.abs(want) - lim / 3)))  # a small-domain element
+    got[i] = 0  # a kernel that flushes it to zero
+    r = check(got, want, dtype)
+    assert not r.passed and r.small_off == 1 and r.worst[0] == (i,)
+    assert "|golden| <" in r.reason and f"{tol:.3g}" in r.reason
+    got = want.astype(dtype)
+    got[i] = -got[i]  # a wrong sign
+    assert not check(got, want, dtype).passed
+
+
+def test_small_domain_edges_and_limits():
+    assert small_value("float16") == (2.0**-10, 2.0**-16)
+    assert small_value("float32") == (2.0**-20, 2.0**-30)
+    assert small_value("int32") is None
+    lim, tol = SMALL_VALUE["float16"]
+    want = np.array([lim, lim * 0.99])  # at S: judged relatively; just under: absolutely
+    got = want + [0.0, 2 * tol]
+    r = check(got, want, "float16")
+    assert not r.passed and r.small == 1 and r.small_off == 1 and r.mare == 0
+    got = want * (1 + 11 * THRESHOLDS["float16"])  # 11 T relative: MARE fails at S only
+    r = check(got, want, "float16")
+    assert not r.passed and r.small_off == 0 and "MARE" in r.reason
+
+
+def test_accumulative_standard_judges_matmul_outputs_near_zero_absolutely():
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-1, 1, (64, 512)).astype(np.float16)
+    b = rng.uniform(-1, 1, (512, 64)).astype(np.float16)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    got = a.astype(np.float32) @ b.astype(np.float32)  # float32 accumulation, as the cube
+    assert check(got, want, standard="accumulative").passed
+    got[3, 5] += 2.0**-9  # a real error near zero
+    r = check(got, want, standard="accumulative")
+    assert not r.passed and r.worst[0] == (3, 5) and r.standard == "accumulative"
+    with pytest.raises(ValueError, match="standard"):
+        check(got, want, standard="loose")

@@ -5,8 +5,11 @@ that defines `SPEC = ChallengeSpec(...)`: the float64 reference, the input gener
 public cases, the hidden-case generator, the rules and the performance tiers. Reference
 solutions live in tests/grader/, never in the challenge folder.
 
-    ch = load_challenge("swish")             # by name (challenges/ dirs) or by path
+    ch = load_challenge("day1")              # by day, folder name, slug, alias or path
     ch.spec.public_cases, ch.readme
+
+Folders are challenges/dayN-<slug>/ (vadd is day 0); `day1`, `day1-swish` and `swish` (the
+slug, and any name in `ChallengeSpec.aliases`) all find challenges/day1-swish/.
 
 The submission's entry (`spec.entry`, default "launch") is called once per case as
     launch(*inputs, *outputs, **case.params, core_num=<cores of the case's chip>)
@@ -20,6 +23,7 @@ import hashlib
 import importlib.util
 import math
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -87,7 +91,7 @@ class Rules:
     """What a submission may do."""
 
     chips: tuple[str, ...] = ("Ascend910B2",)  # every case runs on each of these chips
-    core_kind: str = "aiv"  # the cores the kernel must run on
+    core_kind: str = "aiv"  # the cores the kernel must run on: "aiv", "aic" or "mix"
     # (min, max) blocks; max None means the chip's cores of core_kind
     block_num: tuple[int, int | None] = (1, None)
     allowed_ops: frozenset[str] | None = None  # trace ops allowed (None: any replayable op)
@@ -103,10 +107,12 @@ class Rules:
     def __post_init__(self) -> None:
         for chip in self.chips:
             get_chip(chip)
-        if self.core_kind not in ("aiv", "aic"):
-            raise ValueError(f"Rules.core_kind must be 'aiv' or 'aic', got {self.core_kind!r}")
+        if self.core_kind not in ("aiv", "aic", "mix"):
+            raise ValueError(f"Rules.core_kind must be 'aiv', 'aic' or 'mix', got "
+                             f"{self.core_kind!r}")
 
     def block_range(self, chip: str) -> tuple[int, int]:
+        """block_num limits: vector or cube cores, or (MIX) groups of 1 cube + 2 vector cores."""
         spec = get_chip(chip)
         top = spec.aiv_cores if self.core_kind == "aiv" else spec.aic_cores
         lo, hi = self.block_num
@@ -138,7 +144,7 @@ class ChallengeSpec:
     outputs: tuple[str, ...]
     # reference(inputs as float64 arrays, **params) -> output array (one output) or dict
     reference: Callable[..., Any]
-    # generate(case) -> {input name: array of case.shape / case.dtype}
+    # generate(case) -> {input name: array of case.shape / case.dtype, or of input_spec(case)}
     generate: Callable[[Case], Mapping[str, np.ndarray]]
     public_cases: tuple[Case, ...]
     hidden_cases: Callable[[int], list[Case]]  # from the secret seed
@@ -148,12 +154,27 @@ class ChallengeSpec:
     entry: str = "launch"
     # (shape, dtype) of each output for a case; default: the case's shape and dtype
     output_spec: Callable[[Case], Mapping[str, tuple[tuple[int, ...], str]]] | None = None
+    # (shape, dtype) of each input for a case (a matmul's A and B); default: the case's
+    input_spec: Callable[[Case], Mapping[str, tuple[tuple[int, ...], str]]] | None = None
+    # the precision standard (ascendlab.precision): "threshold", or "accumulative" for
+    # outputs of long accumulations (matmul, attention)
+    precision: str = "threshold"
+    aliases: tuple[str, ...] = ()  # other names that find this challenge (an old name, "day0")
+    # a roofline term beyond memory traffic, in cycles, for (case, chip): e.g.
+    # perf.cube_bound(m, n, k, "float16", chip) for a matmul; the bound is the larger one
+    bound: Callable[[Case, str], int] | None = None
 
     def outputs_for(self, case: Case) -> dict[str, tuple[tuple[int, ...], str]]:
         if self.output_spec is not None:
             return {k: (tuple(s), str(np.dtype(d))) for k, (s, d) in
                     self.output_spec(case).items()}
         return {name: (case.shape, case.dtype) for name in self.outputs}
+
+    def inputs_for(self, case: Case) -> dict[str, tuple[tuple[int, ...], str]]:
+        if self.input_spec is not None:
+            return {k: (tuple(s), str(np.dtype(d))) for k, (s, d) in
+                    self.input_spec(case).items()}
+        return {name: (case.shape, case.dtype) for name in self.inputs}
 
     def golden(self, case: Case, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The reference outputs in float64 (integers stay integers)."""
@@ -169,11 +190,13 @@ class ChallengeSpec:
 
     def make_inputs(self, case: Case) -> dict[str, np.ndarray]:
         arrays = {k: np.ascontiguousarray(v) for k, v in self.generate(case).items()}
-        for name in self.inputs:
+        for name, (shape, dtype) in self.inputs_for(case).items():
             a = arrays.get(name)
-            if a is None or a.shape != case.shape:
-                raise ValueError(f"{self.name}: generate() gave {name}="
-                                 f"{None if a is None else a.shape}, want {case.shape}")
+            if a is None or a.shape != shape or (self.input_spec is not None
+                                                 and a.dtype != np.dtype(dtype)):
+                got = None if a is None else f"{a.dtype}{list(a.shape)}"
+                raise ValueError(f"{self.name}: generate() gave {name}={got}, want "
+                                 f"{dtype}{list(shape)}")
         return {name: arrays[name] for name in self.inputs}
 
     def cases(self, secret: int) -> list[Case]:
@@ -221,23 +244,60 @@ def challenge_dirs() -> list[Path]:
 
 
 _LOADED: dict[Path, Challenge] = {}
+_DAY = re.compile(r"day(\d+)(?:-.*)?$")
+
+
+def day_of(folder: str) -> int | None:
+    """The day of a challenge folder ("day3-layernorm-gelu" -> 3), None for other names."""
+    m = _DAY.match(folder)
+    return int(m.group(1)) if m else None
+
+
+def challenge_folders() -> dict[str, Path]:
+    """Every challenge folder found by name: folder name -> path (the first directory of
+    challenge_dirs() wins)."""
+    out: dict[str, Path] = {}
+    for d in challenge_dirs():
+        if d.is_dir():
+            for q in sorted(d.glob("*/spec.py")):
+                out.setdefault(q.parent.name, q.parent)
+    return out
+
+
+def find_challenge(name: str) -> Path | None:
+    """The folder `name` refers to: the folder itself, dayN (the folder dayN-<slug>), the slug
+    of a dayN-<slug> folder, or a name in a spec's `aliases`."""
+    folders = challenge_folders()
+    if name in folders:
+        return folders[name]
+    m = re.fullmatch(r"day(\d+)", name)
+    for folder, path in folders.items():
+        if m and day_of(folder) == int(m.group(1)):
+            return path
+        if day_of(folder) is not None and folder.split("-", 1)[-1] == name:
+            return path
+    for path in folders.values():  # last: aliases need the specs loaded
+        try:
+            ch = load_challenge(path)
+        except Exception:  # noqa: BLE001 - a broken spec elsewhere must not hide this one
+            continue
+        if name in ch.spec.aliases or name == ch.spec.name:
+            return path
+    return None
 
 
 def load_challenge(name_or_path: str | os.PathLike) -> Challenge:
-    """A challenge by folder path or by name (see challenge_dirs)."""
+    """A challenge by folder path or by name (see find_challenge and challenge_dirs)."""
     if isinstance(name_or_path, Challenge):
         return name_or_path
     p = Path(name_or_path)
     if not (p / "spec.py").is_file():
-        for d in challenge_dirs():
-            if (d / str(name_or_path) / "spec.py").is_file():
-                p = d / str(name_or_path)
-                break
-        else:
-            known = sorted({q.parent.name for d in challenge_dirs() if d.is_dir()
-                            for q in d.glob("*/spec.py")})
+        found = find_challenge(str(name_or_path))
+        if found is None:
+            known = ", ".join(sorted(challenge_folders())) or "(none found)"
             raise FileNotFoundError(f"no challenge {str(name_or_path)!r}: give a folder with a "
-                                    f"spec.py or one of {', '.join(known) or '(none found)'}")
+                                    f"spec.py, dayN, or one of {known}")
+        p = found
     p = p.resolve()
     got = _LOADED.get(p)
     if got is not None:
@@ -256,4 +316,5 @@ def load_challenge(name_or_path: str | os.PathLike) -> Challenge:
 
 
 __all__ = ["DEFAULT_IMPORTS", "Case", "Challenge", "ChallengeSpec", "Limits", "Rules", "Tiers",
-           "challenge_dirs", "derive_seed", "load_challenge"]
+           "challenge_dirs", "challenge_folders", "day_of", "derive_seed", "find_challenge",
+           "load_challenge"]

@@ -61,8 +61,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--db", default=None, help="leaderboard file (default: "
                                               "$ASCENDLAB_LEADERBOARD or the user data dir)")
     s.add_argument("--json", action="store_true")
-    lb = sub.add_parser("leaderboard", help="show a challenge's leaderboard")
-    lb.add_argument("challenge")
+    lb = sub.add_parser("leaderboard", help="show a challenge's leaderboard, or write the museum",
+                        description="Show CHALLENGE's leaderboard; with --html DIR, write the "
+                                    "museum: a static page per challenge (or CHALLENGE only) "
+                                    "with every accepted entry, its timeline and its source.")
+    lb.add_argument("challenge", nargs="?", default=None)
+    lb.add_argument("--html", default=None, metavar="DIR",
+                    help="write the museum's static HTML pages into DIR")
     lb.add_argument("--chip", default=None)
     lb.add_argument("--db", default=None)
     lb.add_argument("--json", action="store_true")
@@ -197,9 +202,33 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from .leaderboard import Leaderboard
 
     lb = Leaderboard(args.db)
+    if args.html:
+        from .museum import render_note, write_museum
+
+        print(render_note(write_museum(args.html, lb, [args.challenge] if args.challenge
+                                       else None)))
+        return 0
+    if args.challenge is None:
+        print("ascendlab leaderboard: give a CHALLENGE (or --html DIR for the museum)",
+              file=sys.stderr)
+        return 2
+    names = _names(args.challenge)
     if args.json:
-        rows = [e.__dict__ for e in lb.best(args.challenge, args.chip)]
+        rows = [e.__dict__ for n in names for e in lb.best(n, args.chip)]
         print(json.dumps(rows, indent=1))
     else:
-        print(lb.render(args.challenge, args.chip))
+        print("\n\n".join(lb.render(n, args.chip) for n in names
+                          if lb.best(n, args.chip) or n == names[0]))
     return 0
+
+
+def _names(challenge: str) -> list[str]:
+    """The names a challenge's rows may be stored under (spec name, folder, aliases); the
+    name itself when no such challenge is installed."""
+    from .challenge import load_challenge
+    from .challenge_cli import names_of
+
+    try:
+        return names_of(load_challenge(challenge))
+    except Exception:  # noqa: BLE001 - rows of a challenge no longer installed
+        return [challenge]

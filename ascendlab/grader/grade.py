@@ -48,6 +48,9 @@ class GradeOptions:
     public_only: bool = False  # only the public cases (a quick check)
     shadow: bool | None = None  # replay on fresh inputs (None: the challenge's rule)
     keep_dir: bool = False  # keep the job directory (debugging the grader)
+    # notebooks: "papermill" (a Jupyter kernel in the sandbox, grader/notebook.py), "script"
+    # (the graded cells joined into one .py) or "auto" (papermill when it is installed)
+    notebook_runner: str = "auto"
 
 
 def grade(challenge: str | os.PathLike | Challenge, submission: str | os.PathLike | Submission,
@@ -80,6 +83,16 @@ def _fail(ch: str, sub: str, verdict: Verdict, message: str, details: list[str] 
                                   hidden=False, verdict=verdict, message=message,
                                   details=details))
     return r
+
+
+def _untagged_hint(sub: Submission) -> str:
+    """For a notebook without `solution` tags: every code cell was graded; say how to choose."""
+    if sub.kind != "ipynb" or sub.tagged:
+        return ""
+    return ("\n(no cell of this notebook is tagged `solution`, so every code cell was graded, "
+            "demos and checks included. Tag the cells that define your solution `solution` "
+            "(JupyterLab: the property inspector, gear icon on the right -> Common Tools -> "
+            "Cell Tags), or tag the cells the grader should skip `skip-grading`.)")
 
 
 def make_jobs(ch: Challenge, secret: int, public_only: bool = False) -> list[CaseJob]:
@@ -124,12 +137,14 @@ def _grade(challenge: Any, submission: Any, opts: GradeOptions) -> Report:
             violations = _rules.check_source(sub.source, sub.name, spec.rules, spec.entry)
         except SyntaxError as e:
             return _fail(spec.name, sub.name, Verdict.RUNTIME_ERROR,
-                         f"{sub.name} does not parse: SyntaxError at line {e.lineno}: {e.msg}",
-                         notes=sub.notes)
+                         f"{sub.name} does not parse: SyntaxError at {sub.where(e.lineno or 0)}"
+                         f": {e.msg}{_untagged_hint(sub)}", notes=sub.notes)
         if violations:
+            shown = [f"{sub.where(v.line)}: {v.message}" if v.line else v.message
+                     for v in violations]
             return _fail(spec.name, sub.name, Verdict.RULE_VIOLATION,
-                         f"{len(violations)} rule(s) broken; first: {violations[0]}",
-                         [str(v) for v in violations], notes=sub.notes)
+                         f"{len(violations)} rule(s) broken; first: {shown[0]}"
+                         f"{_untagged_hint(sub)}", shown, notes=sub.notes)
     secret = opts.secret if opts.secret is not None else secrets.randbits(63)
     limits = opts.limits or spec.limits
     jobs = make_jobs(ch, secret, opts.public_only)
@@ -138,7 +153,7 @@ def _grade(challenge: Any, submission: Any, opts: GradeOptions) -> Report:
     uid = isolation.new_job_uid()
     root = isolation.job_root(uid)
     try:
-        job_dir, work_dir = _write_job(root, ch, sub, jobs, uid)
+        job_dir, work_dir = _write_job(root, ch, sub, jobs, uid, _runner(sub, opts), limits)
         result = run_sandboxed(job_dir, work_dir, limits, namespaces=opts.namespaces, uid=uid,
                                max_frames=2 * len(jobs) + 4, bwrap=opts.sandbox == "auto")
         t_run = time.perf_counter()
@@ -152,6 +167,14 @@ def _grade(challenge: Any, submission: Any, opts: GradeOptions) -> Report:
     report = Report(challenge=spec.name, submission=sub.name, verdict=Verdict.ACCEPTED,
                     message="", stdout=result.stdout, stderr=result.stderr,
                     model_version=MODEL_VERSION, notes=list(sub.notes))
+    mode = _runner(sub, opts)
+    if mode == "notebook":
+        report.notes.append("ran the graded cells in a Jupyter kernel with papermill (in the "
+                            "sandbox)")
+    elif mode == "script":
+        report.notes.append("ran the graded cells as one script (papermill is not installed: "
+                            "pip install 'ascendlab[notebook]')" if opts.notebook_runner ==
+                            "auto" else "ran the graded cells as one script")
     report.sandbox = {"isolation": result.isolation, "returncode": result.returncode,
                       "wall_s": round(result.wall_s, 3), "timed_out": result.timed_out,
                       "privileges": status.get("privileges") if isinstance(status, dict)
@@ -196,6 +219,7 @@ def judge_records(ch: Challenge, jobs: list[CaseJob], records: list[Any], secret
         return
     for chip, (job, run) in runs.items():
         report.perf.append(perf_report(spec, job.case, chip, run, job.inputs))
+        report.perf_runs[chip] = run
     order = {"gold": 0, "silver": 1, "bronze": 2}
     report.tier = max((p.tier for p in report.perf), key=lambda t: order[t], default=None)
     n = len(report.cases)
@@ -279,10 +303,27 @@ def _death(result: SandboxResult, limits: Limits) -> tuple[Verdict, str]:
                                    "the process killing itself. See stderr below.")
 
 
+def _runner(sub: Submission, opts: GradeOptions) -> str:
+    """"py", "notebook" (papermill) or "script" (a notebook's cells as one .py)."""
+    if sub.kind != "ipynb":
+        return "py"
+    from .notebook import available
+
+    want = opts.notebook_runner
+    if want not in ("auto", "papermill", "script"):
+        raise ValueError(f"GradeOptions.notebook_runner must be 'auto', 'papermill' or "
+                         f"'script', got {want!r}")
+    if want == "script" or (want == "auto" and not available()):
+        return "script"
+    return "notebook"
+
+
 def _write_job(root: str, ch: Challenge, sub: Submission, jobs: list[CaseJob],
-               uid: int | None) -> tuple[str, str]:
+               uid: int | None, mode: str = "py", limits: Limits | None = None
+               ) -> tuple[str, str]:
     """The job directory (job.json, the inputs as .npy, the submission) and the child's
-    writable work directory, all owned by the job's private uid (when there is one), 0700."""
+    writable work directory, all owned by the job's private uid (when there is one), 0700.
+    mode: "py", "script" (a notebook's cells as one .py) or "notebook" (papermill)."""
     job_dir = os.path.join(root, "job")
     work_dir = os.path.join(root, "work")
     for d in (job_dir, work_dir, os.path.join(job_dir, "inputs")):
@@ -307,7 +348,11 @@ def _write_job(root: str, ch: Challenge, sub: Submission, jobs: list[CaseJob],
                       "order": list(job.order), "params": job.params})
     drop = uid if uid is not None else (NOBODY if os.geteuid() == 0 else None)
     job = {"submission": sub_path, "entry": ch.spec.entry, "signature": entry_signature(ch),
-           "cases": cases, "work_dir": work_dir, "uid": drop, "gid": drop}
+           "cases": cases, "work_dir": work_dir, "uid": drop, "gid": drop, "mode": mode}
+    if mode == "notebook":  # the cells, and a per-cell timeout inside the wall-clock limit
+        wall = (limits or ch.spec.limits).wall_s
+        job.update(cells=[list(c) for c in sub.cells], limits_applied=True,
+                   cell_timeout_s=max(1, int(wall * 0.8)))
     with open(os.path.join(job_dir, "job.json"), "w") as f:
         json.dump(job, f)
     if drop is not None:  # the child reads its job and writes its work folder as its own uid

@@ -11,6 +11,8 @@ the grader replays the trace.
 Order of business in the child: become a reaper if we are PID 1 of a new PID namespace (so
 a fork bomb dies with us), import everything the runtime may need, drop root to `nobody`
 (when the grader runs as root), then run untrusted code. check() uses run_case() in-process.
+A notebook job (mode "notebook") is run by notebook.py instead: papermill executes the cells in
+a kernel that drops root first and calls run_cases().
 """
 
 from __future__ import annotations
@@ -111,16 +113,21 @@ def _drop_privileges(uid: int | None, gid: int | None) -> str:
     return f"uid {uid}"
 
 
-def _where(tb: Any, files: tuple[str, ...]) -> str:
-    """file:line of the innermost frame in the submission (else the innermost frame)."""
+def _where(tb: Any, files: Any) -> str:
+    """file:line of the innermost frame in the submission (else the innermost frame). `files`:
+    the submission's file names, or a mapping file name -> label ("cell 4" for a notebook cell,
+    shown as "cell 4, line 2")."""
     frames = traceback.extract_tb(tb)
+    labels = files if isinstance(files, dict) else {f: os.path.basename(f) for f in files}
     for fr in reversed(frames):
-        if fr.filename in files:
-            return f"{os.path.basename(fr.filename)}:{fr.lineno}"
+        label = labels.get(fr.filename)
+        if label is not None:
+            return f"{label}, line {fr.lineno}" if label.startswith("cell ") else \
+                f"{label}:{fr.lineno}"
     return f"{os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
 
 
-def _error(exc: BaseException, files: tuple[str, ...], phase: str) -> dict:
+def _error(exc: BaseException, files: Any, phase: str) -> dict:
     msg = str(exc)
     if len(msg) > 4000:
         msg = msg[:4000] + " ..."
@@ -129,7 +136,7 @@ def _error(exc: BaseException, files: tuple[str, ...], phase: str) -> dict:
 
 
 def run_case(entry: Any, arrays: dict[str, np.ndarray], order: tuple[str, ...],
-             params: dict, chip: str, files: tuple[str, ...]) -> dict:
+             params: dict, chip: str, files: Any) -> dict:
     """Call entry(*arrays in `order`, **params) once on `chip`; the record the grader reads."""
     from ..runtime import launch as L
     from .wire import WireError, digest, dump_run
@@ -201,42 +208,33 @@ def _die_with_parent() -> None:
         pass
 
 
-def main(job_dir: str, fd: int) -> int:
-    from .channel import send, send_json
-    from .wire import poisoned
-
-    _die_with_parent()
+def setup(job_dir: str) -> dict:
+    """The child's first steps: read the job, preload, rlimits, drop root, chdir; returns the
+    job (with what was applied under "status")."""
     with open(os.path.join(job_dir, "job.json")) as f:
         job = json.load(f)
     _preload()
-    unset = _apply_limits(job_dir)
+    unset = _apply_limits(job_dir) if not job.get("limits_applied") else []
     dropped = _drop_privileges(job.get("uid"), job.get("gid"))
     os.chdir(job["work_dir"])
     warnings.simplefilter("default")
     # numpy's overflow/invalid warnings from inside the emulator's own instruction semantics
     # (exp of a large value in float32 ...) describe the emulator, not the learner's code
     warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ascendlab\.runtime\.")
-    submission = job["submission"]
-    files = (submission,)
-    send_json(fd, "status", {"privileges": dropped, "pid": os.getpid(), "limits_not_set": unset})
-    import types
+    job["status"] = {"privileges": dropped, "pid": os.getpid(), "limits_not_set": unset}
+    return job
 
-    module = types.ModuleType("submission")
-    module.__file__ = submission
-    sys.modules["submission"] = module
-    entry = None
-    load_error = None
-    try:
-        with open(submission) as f:
-            code = compile(f.read(), submission, "exec")
-        exec(code, module.__dict__)
-        entry = getattr(module, job["entry"], None)
-        if not callable(entry):
-            raise AttributeError(f"the submission defines no function {job['entry']}(...): "
-                                 f"the grader calls {job['entry']}({job['signature']})")
-    except BaseException as exc:  # noqa: BLE001
-        load_error = _error(exc, files, "import")
+
+def run_cases(job: dict, fd: int, entry: Any, files: Any, load_error: dict | None,
+              first: int = 0) -> None:
+    """Call the entry on cases first.. of the job and send one record per case to `fd` (a load
+    error becomes every case's record)."""
+    from .channel import send
+    from .wire import poisoned
+
     for i, case in enumerate(job["cases"]):
+        if i < first:
+            continue
         send(fd, "progress", str(i).encode())
         if load_error is not None:
             rec: dict[str, Any] = {"error": load_error, "launches": 0, "run": None,
@@ -254,6 +252,45 @@ def main(job_dir: str, fd: int) -> int:
         sys.stdout.flush()
         sys.stderr.flush()
     send(fd, "progress", b"done")
+
+
+def entry_of(namespace: dict, job: dict) -> Any:
+    entry = namespace.get(job["entry"])
+    if not callable(entry):
+        raise AttributeError(f"the submission defines no function {job['entry']}(...): "
+                             f"the grader calls {job['entry']}({job['signature']})")
+    return entry
+
+
+def main(job_dir: str, fd: int) -> int:
+    from .channel import send_json
+
+    _die_with_parent()
+    with open(os.path.join(job_dir, "job.json")) as f:
+        mode = json.load(f).get("mode", "py")
+    if mode == "notebook":
+        from .notebook import run_notebook
+
+        return run_notebook(job_dir, fd)
+    job = setup(job_dir)
+    submission = job["submission"]
+    files = (submission,)
+    send_json(fd, "status", job["status"])
+    import types
+
+    module = types.ModuleType("submission")
+    module.__file__ = submission
+    sys.modules["submission"] = module
+    entry = None
+    load_error = None
+    try:
+        with open(submission) as f:
+            code = compile(f.read(), submission, "exec")
+        exec(code, module.__dict__)
+        entry = entry_of(module.__dict__, job)
+    except BaseException as exc:  # noqa: BLE001
+        load_error = _error(exc, files, "import")
+    run_cases(job, fd, entry, files, load_error)
     return 0
 
 

@@ -100,6 +100,12 @@ def _error_verdict(err: dict) -> _Fail:
     if typ in MEMCHECK_ERRORS:
         return _Fail(Verdict.SANITIZER_ERROR, f"memcheck{at}: {msg}",
                      [f"{typ}: {msg}"])
+    if typ == "CellTimeoutError" or (phase == "notebook" and "Timeout" in typ):
+        return _Fail(Verdict.TIME_LIMIT, f"a notebook cell{at} ran past the time limit and was "
+                     f"stopped ({typ}: {msg})")
+    if phase == "notebook":
+        return _Fail(Verdict.RUNTIME_ERROR, f"the notebook could not be run to the end{at}: "
+                     f"{typ}: {msg}")
     if typ == "SystemExit":
         return _Fail(Verdict.RUNTIME_ERROR, f"your code called sys.exit({msg}){at}; the entry "
                      "must return normally after launching its kernel")
@@ -149,10 +155,12 @@ def _precision(spec: ChallengeSpec, job: CaseJob, run: Any, owner: dict[str, str
                                  "kernel and copy the results into it)")
         actual = _typed(run.outputs[arg], shape, dtype)
         with np.errstate(all="ignore"):
-            r = precision.check(actual, golden[name], dtype)
+            r = precision.check(actual, golden[name], dtype, spec.precision)
         report[name] = {"passed": r.passed, "mere": r.mere, "mare": r.mare, "off": r.off,
                         "total": r.total, "threshold": r.threshold,
                         "nonfinite_mismatch": r.nonfinite_mismatch,
+                        "small": r.small, "small_off": r.small_off,
+                        "max_abs_small": r.max_abs_small,
                         "worst": None if r.worst is None else
                         [list(r.worst[0]), _num(r.worst[1]), _num(r.worst[2])]}
         if not r.passed:
@@ -176,11 +184,15 @@ def _precision(spec: ChallengeSpec, job: CaseJob, run: Any, owner: dict[str, str
             if r.worst is not None:
                 idx, got, want = r.worst
                 worst = f"; worst element {list(idx)}: got {got!r}, want {want!r}"
-            t = "exact match" if r.threshold is None else f"T = {r.threshold:.3g}"
+            t = ("exact match" if r.threshold is None else f"T = {r.threshold:.3g}"
+                 if r.standard == "threshold" else f"accumulative bound {r.threshold:.3g}")
             msg = (f"output {name!r}: {r.off:,} of {r.total:,} elements off (MERE {r.mere:.3g}, "
                    f"MARE {r.mare:.3g}; {t}){worst}")
             if r.nonfinite_mismatch:
                 msg += f"; {r.nonfinite_mismatch:,} NaN/inf positions differ"
+            if r.small_off and r.small_value is not None:
+                msg += (f"; {r.small_off:,} near-zero elements (|want| < {r.small_value[0]:.3g})"
+                        f" off by more than {r.small_value[1]:.3g}")
             return report, _Fail(Verdict.WRONG_ANSWER, msg, details)
     return report, None
 

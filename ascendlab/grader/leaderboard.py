@@ -10,15 +10,22 @@ the submission. Writes are one `BEGIN IMMEDIATE` transaction per report (every c
 none), with WAL journaling and a busy timeout, so concurrent submits serialize instead of
 corrupting the file, and a failure mid-way leaves no partial row. Rows carry the cost-model
 version; best() shows the current model's rows (a new model re-scores from new submissions).
+
+Each row also keeps the submission's source and the replayed trace of its performance case
+(wire.dump_run JSON, zlib-compressed, up to MAX_TRACE_EVENTS events), so that the museum
+(museum.py, `ascendlab leaderboard --html DIR`) can show the code and redraw its timeline.
+Files from before these columns get them added (empty) on first use.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 import sys
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +51,9 @@ CREATE TABLE IF NOT EXISTS submissions (
 );
 CREATE INDEX IF NOT EXISTS by_challenge ON submissions (challenge, chip, model_version, cycles);
 """
+# columns added after the first release: (name, type); old files get them on first use
+LATER_COLUMNS = (("source", "TEXT NOT NULL DEFAULT ''"), ("trace", "BLOB"))
+MAX_TRACE_EVENTS = 200_000  # larger traces are not kept (the museum says so)
 
 
 def default_path() -> Path:
@@ -75,6 +85,50 @@ class Entry:
     submission: str
 
 
+@dataclass(frozen=True)
+class Exhibit:
+    """One ACCEPTED row with what the museum shows: the source and the stored trace."""
+
+    id: int
+    user: str
+    challenge: str
+    chip: str
+    cycles: int
+    bound_cycles: int
+    tier: str
+    submitted_at: float
+    submission: str
+    model_version: str
+    source: str
+    trace: bytes | None  # zlib-compressed wire.dump_run JSON of the performance case
+
+    def run(self) -> Any:
+        """The stored performance-case Run (trace and launch facts; no memory contents), or
+        None when no trace was kept."""
+        if self.trace is None:
+            return None
+        from ..runtime.chips import get_chip
+        from ..runtime.trace import Run
+        from .wire import load_run
+
+        meta, events = load_run(json.loads(zlib.decompress(self.trace)))
+        run = Run(kernel=meta.kernel, chip=get_chip(meta.chip), block_num=meta.block_num,
+                  core_kind=meta.core_kind, trace=events, gm={g.name: g for g in meta.gm},
+                  outputs={}, scalars={}, options={"auto_sync": meta.auto_sync})
+        if meta.core_kinds:
+            run.core_kinds = dict(meta.core_kinds)
+        return run
+
+
+def pack_trace(run: Any) -> bytes | None:
+    """The compressed dump of a Run's trace for the museum (None past MAX_TRACE_EVENTS)."""
+    if run is None or len(run.trace) > MAX_TRACE_EVENTS:
+        return None
+    from .wire import dump_run
+
+    return zlib.compress(json.dumps(dump_run(run)).encode(), 6)
+
+
 class Leaderboard:
     """A leaderboard file (created on first use)."""
 
@@ -91,6 +145,13 @@ class Leaderboard:
         except sqlite3.OperationalError:
             pass  # e.g. a file system without shared memory: the rollback journal still works
         con.executescript(SCHEMA)
+        have = {r[1] for r in con.execute("PRAGMA table_info(submissions)")}
+        for name, kind in LATER_COLUMNS:
+            if name not in have:
+                try:
+                    con.execute(f"ALTER TABLE submissions ADD COLUMN {name} {kind}")
+                except sqlite3.OperationalError:
+                    pass  # another process added it first
         return con
 
     def record(self, report: Report, user: str, *, submitted_at: float | None = None,
@@ -102,6 +163,8 @@ class Leaderboard:
         check_user(user)
         when = time.time() if submitted_at is None else submitted_at
         sha = hashlib.sha256(source.encode()).hexdigest()
+        runs = getattr(report, "perf_runs", {})
+        traces = {p.chip: pack_trace(runs.get(p.chip)) for p in report.perf}
         con = self._connect()
         try:
             con.execute("BEGIN IMMEDIATE")
@@ -111,11 +174,11 @@ class Leaderboard:
                         _before_row(i)  # tests: fail between rows
                     con.execute(
                         "INSERT INTO submissions (user, challenge, chip, cycles, bound_cycles, "
-                        "tier, submitted_at, submission, sha256, model_version) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        "tier, submitted_at, submission, sha256, model_version, source, trace) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (user, report.challenge, p.chip, int(p.cycles), int(p.bound_cycles),
                          p.tier, when, report.submission, sha,
-                         report.model_version or MODEL_VERSION))
+                         report.model_version or MODEL_VERSION, source, traces[p.chip]))
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
@@ -123,6 +186,32 @@ class Leaderboard:
         finally:
             con.close()
         return len(report.perf)
+
+    def challenges(self) -> list[str]:
+        """Every challenge name with a row."""
+        if not self.path.exists():
+            return []
+        con = self._connect()
+        try:
+            return [r[0] for r in con.execute(
+                "SELECT DISTINCT challenge FROM submissions ORDER BY challenge")]
+        finally:
+            con.close()
+
+    def exhibits(self, challenges: list[str]) -> list[Exhibit]:
+        """Every row of these challenge names (all ACCEPTED), by chip then cycles."""
+        if not self.path.exists() or not challenges:
+            return []
+        con = self._connect()
+        try:
+            marks = ", ".join("?" * len(challenges))
+            rows = con.execute(
+                f"SELECT id, user, challenge, chip, cycles, bound_cycles, tier, submitted_at, "
+                f"submission, model_version, source, trace FROM submissions WHERE challenge IN "
+                f"({marks}) ORDER BY chip, cycles, submitted_at, id", challenges).fetchall()
+        finally:
+            con.close()
+        return [Exhibit(*r) for r in rows]
 
     def best(self, challenge: str, chip: str | None = None, *,
              model_version: str | None = MODEL_VERSION) -> list[Entry]:
@@ -180,4 +269,4 @@ class Leaderboard:
         return "\n".join(out)
 
 
-__all__ = ["Entry", "Leaderboard", "default_path"]
+__all__ = ["Entry", "Exhibit", "Leaderboard", "default_path", "pack_trace"]

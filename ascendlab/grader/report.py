@@ -91,6 +91,11 @@ class Report:
     model_version: str = ""
     notes: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        # the replayed Run of the performance case per chip (not serialized: the leaderboard
+        # keeps its trace for the museum's timelines)
+        self.perf_runs: dict[str, Any] = {}
+
     @property
     def ok(self) -> bool:
         return self.verdict == Verdict.ACCEPTED

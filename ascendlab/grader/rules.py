@@ -157,9 +157,10 @@ def check_launch(meta: RunMeta, events: Iterable[Event], rules: Rules, chip: str
         out.append(Violation(f"the kernel ran on {meta.chip}, but this case runs on {chip}: do "
                              "not call set_platform/configure(chip=...) in a submission"))
     if meta.core_kind != rules.core_kind:
-        want = "vector (AIV)" if rules.core_kind == "aiv" else "cube (AIC)"
+        want = {"aiv": "vector (AIV)", "aic": "cube (AIC)",
+                "mix": "MIX (cube and vector, e.g. asc.adv.Matmul with a vector epilogue)"}
         out.append(Violation(f"the kernel ran on {meta.core_kind.upper()} cores; this challenge "
-                             f"wants a {want} kernel"))
+                             f"wants a {want[rules.core_kind]} kernel"))
     lo, hi = rules.block_range(chip)
     if not lo <= meta.block_num <= hi:
         out.append(Violation(f"block_num {meta.block_num} is outside [{lo}, {hi}] on {chip}; "

@@ -6,8 +6,11 @@ Notebooks (.ipynb, read with the stdlib json module; nbformat is not needed):
   * a cell tagged `parameters` (papermill's convention) is followed by the grader's injected
     parameters (`GRADING = True`), so a notebook can skip its own demos while graded;
   * IPython magics and shell escapes (lines starting with % or !) are dropped.
-The grader runs that source in the sandbox like a .py file, under the same time limit; it does
-not start a Jupyter kernel (see docs/grader.md for why papermill is not used in the sandbox).
+With papermill installed (`pip install 'ascendlab[notebook]'`), the grader executes those cells
+in a Jupyter kernel inside the sandbox (grader/notebook.py): papermill injects the parameters,
+each cell has an explicit timeout, and a failure names the cell. Without it, it runs the same
+cells joined into one script (magics dropped), as a .py file. The static rules read the
+joined script; `line_map` turns its line numbers back into cells.
 """
 
 from __future__ import annotations
@@ -32,6 +35,18 @@ class Submission:
     source: str
     kind: str  # "py" | "ipynb"
     notes: tuple[str, ...] = ()
+    # notebooks: the graded cells as (cell number from 1, tags, source); the joined source's
+    # line i+1 comes from cell line_map[i] = (cell number, line in the cell), 0 for injected
+    cells: tuple[tuple[int, tuple[str, ...], str], ...] = ()
+    line_map: tuple[tuple[int, int], ...] = ()
+    tagged: bool = False  # some cell is tagged `solution`
+
+    def where(self, line: int) -> str:
+        """'cell 4, line 2' for line `line` of the source ('line N' for a .py)."""
+        if self.kind != "ipynb" or not 0 < line <= len(self.line_map):
+            return f"line {line}"
+        cell, at = self.line_map[line - 1]
+        return f"cell {cell}, line {at}" if cell else f"line {line} (injected by the grader)"
 
 
 def _cell_source(cell: dict) -> str:
@@ -57,41 +72,62 @@ def _check_cell(c: object, i: int) -> None:
                               f"strings, got {type(src).__name__}")
 
 
-def notebook_source(data: dict) -> tuple[str, list[str]]:
-    """The graded source of a notebook dict, and notes about what was done to it."""
+def _tags(c: dict) -> set[str]:
+    t = c.get("metadata", {}).get("tags", [])
+    return set(t) if isinstance(t, list) else set()
+
+
+def notebook_cells(data: dict) -> tuple[list[tuple[int, tuple[str, ...], str]], list[str], bool]:
+    """The graded cells of a notebook dict as (cell number from 1, tags, source), notes, and
+    whether some cell is tagged `solution`."""
     cells = data.get("cells")
     if not isinstance(cells, list):
         raise SubmissionError("not a Jupyter notebook: no cells")
     for i, c in enumerate(cells):
         _check_cell(c, i)
-    code = [c for c in cells if c.get("cell_type") == "code"]
-
-    def tags(c: dict) -> set[str]:
-        return set(c.get("metadata", {}).get("tags", []))
-
-    chosen = [c for c in code if "solution" in tags(c) or "parameters" in tags(c)]
-    notes = []
-    if any("solution" in tags(c) for c in chosen):
-        n = sum("solution" in tags(c) for c in chosen)
-        notes.append(f"graded the {n} cell(s) tagged `solution`")
+    code = [(i + 1, c) for i, c in enumerate(cells) if c.get("cell_type") == "code"]
+    tagged = any("solution" in _tags(c) for _i, c in code)
+    if tagged:
+        chosen = [(i, c) for i, c in code if _tags(c) & {"solution", "parameters"}]
+        notes = [f"graded the {sum('solution' in _tags(c) for _i, c in chosen)} cell(s) "
+                 "tagged `solution`"]
     else:
-        chosen = [c for c in code if "skip-grading" not in tags(c)]
-        notes.append("no cell is tagged `solution`: graded every code cell")
-    parts = []
+        chosen = [(i, c) for i, c in code if "skip-grading" not in _tags(c)]
+        notes = ["no cell is tagged `solution`: graded every code cell (tag the cells of your "
+                 "solution `solution`, or the others `skip-grading`)"]
+    return ([(i, tuple(sorted(_tags(c))), _cell_source(c)) for i, c in chosen], notes, tagged)
+
+
+def notebook_source(data: dict) -> tuple[str, list[str]]:
+    """The graded source of a notebook dict, and notes about what was done to it."""
+    src, notes, _map = _joined(*notebook_cells(data)[:2])
+    return src, notes
+
+
+def _joined(cells: list[tuple[int, tuple[str, ...], str]], notes: list[str]
+            ) -> tuple[str, list[str], list[tuple[int, int]]]:
+    """The cells joined into one script (magics and ! lines dropped, GRADING injected after the
+    parameters cell), the notes, and each line's (cell, line in cell)."""
+    out: list[str] = []
+    where: list[tuple[int, int]] = []
     dropped = 0
-    for c in chosen:
-        lines = []
-        for line in _cell_source(c).splitlines():
+    for number, tags, src in cells:
+        for k, line in enumerate(src.splitlines(), 1):
             if line.lstrip().startswith(("%", "!")):
                 dropped += 1
-                continue
-            lines.append(line)
-        parts.append("\n".join(lines) + "\n")
-        if "parameters" in tags(c):
-            parts.append(INJECTED)
+                line = ""  # keep the numbering: the line stays, empty
+            out.append(line)
+            where.append((number, k))
+        out.append("")
+        where.append((number, len(src.splitlines()) + 1))
+        if "parameters" in tags:
+            out.append(INJECTED.rstrip("\n"))
+            where.append((0, 0))
+    notes = list(notes)
     if dropped:
-        notes.append(f"dropped {dropped} IPython magic / shell line(s)")
-    return "\n".join(parts), notes
+        notes.append(f"{dropped} IPython magic / shell line(s) left out of the source rules "
+                     "(and out of the run when the notebook runs as one script)")
+    return "\n".join(out) + "\n", notes, where
 
 
 def load_submission(path: str | Path, data: bytes | None = None) -> Submission:
@@ -114,9 +150,12 @@ def load_submission(path: str | Path, data: bytes | None = None) -> Submission:
             raise SubmissionError(f"{p.name} is not valid notebook JSON: {e}") from None
         if not isinstance(nb, dict):
             raise SubmissionError(f"{p.name} is not a Jupyter notebook")
-        source, notes = notebook_source(nb)
-        return Submission(p.name, source, "ipynb", tuple(notes))
+        cells, notes, tagged = notebook_cells(nb)
+        source, notes, where = _joined(cells, notes)
+        return Submission(p.name, source, "ipynb", tuple(notes), tuple(cells), tuple(where),
+                          tagged)
     raise SubmissionError(f"{p.name}: submissions are .py files or .ipynb notebooks")
 
 
-__all__ = ["Submission", "SubmissionError", "load_submission", "notebook_source"]
+__all__ = ["Submission", "SubmissionError", "load_submission", "notebook_cells",
+           "notebook_source"]

@@ -28,7 +28,7 @@ import numpy as np
 from ..runtime.chips import CHIPS
 from ..runtime.trace import PIPES as _TRACE_PIPES
 from ..runtime.trace import Access, Event, GMArg, Run, Sync
-from .replay import REPLAYABLE_OPS
+from .replay import RECORDABLE_OPS
 
 FORMAT = "ascendlab-run"
 VERSION = 1
@@ -235,7 +235,7 @@ def _event(ev: Any, strings: list[str], n_str: int, syncs: dict, shared_args: di
     core, pipe, op, reads, writes, count, dtype, repeats, file, line, sync, args = ev
     core = _int(core, 0, 1 << 17, "core")
     pipe = _str(pipe, PIPES, "pipe")
-    if type(op) is not str or op not in REPLAYABLE_OPS:
+    if type(op) is not str or op not in RECORDABLE_OPS:
         raise WireError(f"op {_show(op)} is not an instruction the grader can replay")
     r = _accesses(reads, strings, n_str, "reads")
     w = _accesses(writes, strings, n_str, "writes")

@@ -26,7 +26,7 @@ def _run_kernel(kernel, block_num, args, kwargs, opts, run_opts):
         try:
             with np.errstate(all="ignore"):
                 rep = replay(run.trace, run.gm, start, run.chip, run.block_num, run.core_kind,
-                             run.options)
+                             dict(run.options, core_kinds=run.core_kinds))
             if rep.trace != run.trace:
                 raise AssertionError("trace differs")
             for n, a in run.outputs.items():

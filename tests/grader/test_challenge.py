@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ascendlab import precision
-from ascendlab.grader.challenge import Case, Tiers, load_challenge
+from ascendlab.grader.challenge import Case, Rules, Tiers, day_of, find_challenge, load_challenge
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize("name", ["vadd", "swish"])
 def test_challenge_folder(name):
     ch = load_challenge(name)
-    assert ch.path == REPO / "challenges" / name
+    assert ch.path.parent == REPO / "challenges"  # swish: challenges/swish or day1-swish
     readme = ch.readme
     for word in ("Formula", "Shapes", "Rules", "Tiers", "launch("):
         assert word in readme, word
@@ -88,3 +88,38 @@ def test_case_and_tier_validation():
         Tiers(gold=3.0, silver=2.0)
     t = Tiers(gold=1.2, silver=2.0)
     assert [t.tier(c, 100) for c in (100, 150, 300)] == ["gold", "silver", "bronze"]
+
+
+def _fake_challenges(root: Path) -> None:
+    """day0-... is absent on purpose; vadd-like and swish-like folders as the days will be."""
+    mini = (Path(__file__).parent / "challenges" / "mini" / "spec.py").read_text()
+    for folder, name, aliases in (("vadd", "vadd", ("day0",)), ("day1-swish", "day1-swish",
+                                                                 ("swish",)),
+                                  ("day3-layernorm-gelu", "day3-layernorm-gelu", ())):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "spec.py").write_text(
+            mini.replace('name="mini"', f"name={name!r}, aliases={aliases!r}"))
+
+
+def test_challenges_resolve_by_day_folder_slug_and_alias(tmp_path, monkeypatch):
+    _fake_challenges(tmp_path / "ch")
+    from ascendlab.grader import challenge as C
+
+    monkeypatch.setattr(C, "challenge_dirs", lambda: [tmp_path / "ch"])  # not the repo's
+    want = {"day1": "day1-swish", "day1-swish": "day1-swish", "swish": "day1-swish",
+            "day3": "day3-layernorm-gelu", "layernorm-gelu": "day3-layernorm-gelu",
+            "day0": "vadd", "vadd": "vadd"}
+    for name, folder in want.items():
+        assert find_challenge(name) == tmp_path / "ch" / folder, name
+        assert load_challenge(name).path == (tmp_path / "ch" / folder).resolve(), name
+    assert find_challenge("day9") is None
+    with pytest.raises(FileNotFoundError, match="dayN"):
+        load_challenge("day9")
+    assert (day_of("day3-layernorm-gelu"), day_of("day12"), day_of("vadd")) == (3, 12, None)
+
+
+def test_rules_take_mix_kernels():
+    r = Rules(core_kind="mix")
+    assert r.block_range("Ascend910B2")[1] == 24  # groups: one cube core each
+    with pytest.raises(ValueError, match="'mix'"):
+        Rules(core_kind="cube")

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from ascendlab.grader import GradeOptions, Report, Verdict, grade
+from ascendlab.grader import GradeOptions, Limits, Report, Verdict, grade
 
 from .conftest import FAST, MINI, SECRET, SOLUTIONS, compose, grade_mini
 
@@ -106,18 +106,21 @@ def test_notebook_solution_cells(tmp_path):
         ("code", [], "raise RuntimeError('demo cell: not graded')\n"),
         ("code", ["solution"], "%timeit 1\nif not GRADING:\n    raise SystemExit('no')\n"),
     ])
-    r = grade_mini(_write(tmp_path, "mine.ipynb", nb), static_rules=True)
+    r = grade_mini(_write(tmp_path, "mine.ipynb", nb), static_rules=True,
+                   limits=Limits(wall_s=60.0, cpu_s=20.0, memory_mb=1536))  # a kernel starts
     assert r.verdict == Verdict.ACCEPTED, r
     assert any("tagged `solution`" in n for n in r.notes)
     assert any("magic" in n for n in r.notes)
+    assert any("papermill" in n for n in r.notes)
 
 
 def test_notebook_without_tags_grades_every_code_cell(tmp_path):
     honest = (SOLUTIONS.parent / "hostile" / "honest.py").read_text()
     nb = _notebook([("code", [], honest), ("code", ["skip-grading"], "raise SystemExit(1)\n")])
-    r = grade_mini(_write(tmp_path, "all.ipynb", nb))
+    r = grade_mini(_write(tmp_path, "all.ipynb", nb), notebook_runner="script")
     assert r.verdict == Verdict.ACCEPTED, r
     assert any("every code cell" in n for n in r.notes)
+    assert any("as one script" in n for n in r.notes)
 
 
 def test_report_renders_and_round_trips(tmp_path):

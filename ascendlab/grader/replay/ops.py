@@ -11,7 +11,6 @@ from typing import Any
 from ...runtime import cube as _cube
 from ...runtime import dma as _dma
 from ...runtime import sync as _sync
-from ...runtime import vector as _vec
 from ...runtime.core import CoreState
 from ...runtime.enums import FixpipeConfig, HardEvent, PipeID, TPosition
 from ...runtime.params import (
@@ -23,7 +22,7 @@ from ...runtime.params import (
     MmadParams,
     Nd2NzParams,
 )
-from ...runtime.trace import Access, Event
+from ...runtime.trace import OPS, Access, Event
 from .operands import _POS, NamedTensor, Replayer
 from .operands import trampoline as _trampoline
 from .vector import VECTOR_HANDLERS
@@ -251,19 +250,13 @@ HANDLERS: dict[str, Any] = {
 REPLAYABLE_OPS = frozenset(HANDLERS)
 
 
-# Where each op runs when it is not decided by its operands (checked before re-issuing, so a
-# forged pipe cannot slip through an op that records its own pipe unconditionally).
-_FIXED_PIPE = {"mmad": "M", "fixpipe": "FIX", "get_value": "S", "set_value": "S",
-               "init_buffer": "S", "sync_all": "S"}
-
-
 def expected_pipe(e: Event) -> str:
-    p = _FIXED_PIPE.get(e.op)
-    if p is not None:
-        return p
-    if e.op in _vec.VECTOR_OPS:
-        return "V"
-    return e.pipe  # DMA, flags, barriers and queues: the re-issued event is compared
+    """The pipe op e.op always runs on (the op registry, trace.OPS), checked before re-issuing
+    so that a forged pipe cannot slip through an op that records its own pipe; ops whose
+    operands or sync edge decide (DMA, flags, barriers, queues) keep the recorded one, which
+    the re-issued event is compared with."""
+    info = OPS.get(e.op)
+    return info.pipe if info is not None and info.pipe else e.pipe
 
 
 __all__ = ["HANDLERS", "REPLAYABLE_OPS", "Replayer", "expected_pipe"]

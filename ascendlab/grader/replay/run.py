@@ -26,8 +26,11 @@ How an event becomes a call again:
     places); TPipe/TQue events (init_buffer, alloc_tensor, enque, deque, free_tensor) are
     re-emitted as recorded after a check of the queue state machine and their sync edges.
 
-Events of the asc.adv library (args carrying ("adv", ...)) are not re-issuable: the library
-computes with numpy on GM operands and records synthetic instructions, so replay refuses them.
+Events of the asc.adv library (args carrying ("adv", ...)) have no runtime function to re-issue
+them: the library computes with numpy and records the instructions. adv_matmul.py gives each
+Matmul event the meaning its operands say and computes it (L1/L0 tiles held as matrices);
+adv_softmax.py makes a recorded softmax call again and regenerates its instruction stream.
+Either way each rebuilt event must equal the recorded one, as for the runtime's instructions.
 
 What replay does not reconstruct (documented, not compared): a LocalTensor's buffer-slot end
 is taken from the init_buffer slot that contains it (static tensors: the end of the memory), so
@@ -48,9 +51,19 @@ from ...runtime import core as _core
 from ...runtime.chips import ChipSpec, get_chip
 from ...runtime.core import LaunchState, MemcheckWarning
 from ...runtime.dtypes import DataType
+from ...runtime.launch import one_blas_thread
 from ...runtime.memory import _BASE0, _SPACING, GMAlloc
 from ...runtime.trace import Event, GMArg, Run
-from .ops import HANDLERS, REPLAYABLE_OPS, Replayer, expected_pipe
+from .adv_matmul import MATMUL_OPS, replay_matmul
+from .adv_softmax import SOFTMAX_OPS, replay_softmax
+from .ops import HANDLERS, Replayer, expected_pipe
+
+# REPLAYABLE_OPS: what the re-issue table replays one instruction at a time; LIBRARY_OPS: ops
+# only the asc.adv library records (its MIX messages, the softmax routine's brcb, copy,
+# block_reduce_*), replayed within the library call; the wire admits both (RECORDABLE_OPS)
+REPLAYABLE_OPS = frozenset(HANDLERS)
+LIBRARY_OPS = (MATMUL_OPS | SOFTMAX_OPS) - REPLAYABLE_OPS
+RECORDABLE_OPS = REPLAYABLE_OPS | LIBRARY_OPS
 
 
 class ReplayError(ValueError):
@@ -120,6 +133,45 @@ def _diff(rec: Event, rep: Event) -> str:
             return f"{name}: recorded {getattr(rec, name)!r}, the instruction gives " \
                    f"{getattr(rep, name)!r}"
     return "arguments differ"
+
+
+def _adv_tag(e: Event) -> Any:
+    """The ("adv", tag) label of an event the asc.adv library recorded (None otherwise)."""
+    for k, v in e.args:
+        if k == "adv":
+            return v
+    return None
+
+
+def _issue(rp: Replayer, c: Any, e: Event, i: int) -> None:
+    """Re-issue one instruction through the runtime (the re-issue table)."""
+    handler = HANDLERS.get(e.op)
+    if handler is None:
+        raise ReplayError(i, f"event {i}: {e.op!r} is not an instruction the grader can "
+                          "replay (yet)")
+    if e.pipe != expected_pipe(e):
+        raise ReplayError(i, f"event {i} ({describe_event(e)}): {e.op} does not run on "
+                          f"{e.pipe}")
+    handler(rp, c, e)
+
+
+def _compare(events: Sequence[Event], out: Sequence[Event], before: int, i: int,
+             several: bool) -> None:
+    """The events issued since `before` (instruction i, or the call starting at i when
+    `several`, and the implicit barriers and flags the runtime put in front) must be the
+    recorded ones."""
+    n_events = len(events)
+    if (len(out) <= i or len(out) > n_events) if several else len(out) != i + 1:
+        j = min(len(out), n_events) - 1
+        raise ReplayMismatch(i, f"event {i} ({describe_event(events[i])}): the instruction "
+                             "records a different number of events (an implicit PIPE_V barrier "
+                             "or flag is missing or extra, or the trace ends early)",
+                             events[j] if j >= 0 else None, out[j] if 0 <= j < len(out) else None)
+    for k in range(before, len(out)):
+        if not _same(events[k], out[k]):
+            raise ReplayMismatch(k, f"event {k} ({describe_event(events[k])}) does not match "
+                                 f"what the instruction does: {_diff(events[k], out[k])}",
+                                 events[k], out[k])
 
 
 # ---- the entry point --------------------------------------------------------------------------
@@ -205,28 +257,25 @@ def replay(events: Sequence[Event], gm_layout: Sequence[GMArg] | Mapping[str, GM
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        with warnings.catch_warnings():
+        # one BLAS thread, as the launch had: the library's matrix products are small
+        with warnings.catch_warnings(), one_blas_thread():
             warnings.simplefilter("ignore", MemcheckWarning)
-            for i, e in enumerate(events):
+            i = 0
+            while i < n_events:
+                e = events[i]
                 if _regenerated(e):
+                    i += 1
                     continue  # re-inserted by the runtime in front of the next instruction
-                if any(k == "adv" for k, _ in e.args):
-                    raise ReplayError(i, f"event {i} ({describe_event(e)}) was issued by the "
-                                      f"asc.adv library ({dict(e.args)['adv']}), which computes "
-                                      "outside the traced instructions: the grader cannot "
-                                      "re-execute it yet, so graded kernels cannot use asc.adv")
-                handler = HANDLERS.get(e.op)
-                if handler is None:
-                    raise ReplayError(i, f"event {i}: {e.op!r} is not an instruction the "
-                                      "grader can replay (yet)")
                 c = rp.core(e.core)
-                if e.pipe != expected_pipe(e):
-                    raise ReplayError(i, f"event {i} ({describe_event(e)}): {e.op} does not "
-                                      f"run on {e.pipe}")
-                _core.current = c
                 before = len(out)
+                adv = _adv_tag(e)
+                _core.current = c
                 try:
-                    handler(rp, c, e)
+                    if adv is not None:
+                        lib = replay_softmax if adv == "softmax" else replay_matmul
+                        lib(rp, c, events, i)
+                    else:
+                        _issue(rp, c, e, i)
                 except ReplayError:
                     raise
                 except Exception as exc:  # noqa: BLE001 - any failure is "does not replay"
@@ -234,18 +283,8 @@ def replay(events: Sequence[Event], gm_layout: Sequence[GMArg] | Mapping[str, GM
                                       f"{type(exc).__name__}: {exc}") from None
                 finally:
                     _core.current = saved
-                if len(out) != i + 1:
-                    j = min(len(out), n_events) - 1
-                    raise ReplayMismatch(i, f"event {i} ({describe_event(e)}): the instruction "
-                                         "records a different number of events (an implicit "
-                                         "PIPE_V barrier is missing or extra)",
-                                         events[j] if j >= 0 else None,
-                                         out[j] if 0 <= j < len(out) else None)
-                for k in range(before, len(out)):
-                    if not _same(events[k], out[k]):
-                        raise ReplayMismatch(k, f"event {k} ({describe_event(events[k])}) does "
-                                             f"not match what the instruction does: "
-                                             f"{_diff(events[k], out[k])}", events[k], out[k])
+                _compare(events, out, before, i, adv == "softmax")
+                i = len(out)
             if len(out) != n_events:
                 raise ReplayMismatch(n_events, "the trace ends with an implicit barrier no "
                                      "instruction follows")
@@ -257,5 +296,5 @@ def replay(events: Sequence[Event], gm_layout: Sequence[GMArg] | Mapping[str, GM
     return run
 
 
-__all__ = ["HANDLERS", "REPLAYABLE_OPS", "ReplayError", "ReplayMismatch", "check_order",
-           "describe_event", "replay"]
+__all__ = ["HANDLERS", "LIBRARY_OPS", "RECORDABLE_OPS", "REPLAYABLE_OPS", "ReplayError",
+           "ReplayMismatch", "check_order", "describe_event", "replay"]
