@@ -6,26 +6,16 @@ their shapes and value kinds are listed in README.md).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+import runpy
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
-from ascendlab.grader.challenge import Case, Limits, Rules, Tiers, derive_seed
+from ascendlab.grader.challenge import Case, ChallengeSpec, Limits, Rules, Tiers, derive_seed
 
-
-def _common():
-    """challenges/_common.py (this folder is loaded by path, not as a package)."""
-    name = "ascendlab_challenges_common"
-    if name not in sys.modules:
-        s = importlib.util.spec_from_file_location(name, Path(__file__).parents[1] / "_common.py")
-        sys.modules[name] = importlib.util.module_from_spec(s)
-        s.loader.exec_module(sys.modules[name])
-    return sys.modules[name]
-
-
-C = _common()
+# the days' shared op sets (challenges/_common.py; a spec is loaded by path, not as a package)
+C = SimpleNamespace(**runpy.run_path(str(Path(__file__).resolve().parents[1] / "_common.py")))
 OPS = C.VECTOR_OPS | C.REDUCE_OPS
 LARGEST = (1024, 1280)  # 32x32 tokens of a 1280-channel UNet transformer block
 EPS = 1e-5
@@ -104,7 +94,7 @@ def hidden_cases(secret: int) -> list[Case]:
     ]
 
 
-SPEC = C.ShapedSpec(
+SPEC = ChallengeSpec(
     name="day3-layernorm-gelu",
     title="LayerNorm + GeLU over the last axis, float16 in, float32 inside",
     inputs=("x", "gamma", "beta"),

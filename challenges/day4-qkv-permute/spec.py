@@ -7,26 +7,16 @@ their shapes are listed in README.md). A case's shape is (b, s, h, d).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+import runpy
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
-from ascendlab.grader.challenge import Case, Limits, Rules, Tiers, derive_seed
+from ascendlab.grader.challenge import Case, ChallengeSpec, Limits, Rules, Tiers, derive_seed
 
-
-def _common():
-    """challenges/_common.py (this folder is loaded by path, not as a package)."""
-    name = "ascendlab_challenges_common"
-    if name not in sys.modules:
-        s = importlib.util.spec_from_file_location(name, Path(__file__).parents[1] / "_common.py")
-        sys.modules[name] = importlib.util.module_from_spec(s)
-        s.loader.exec_module(sys.modules[name])
-    return sys.modules[name]
-
-
-C = _common()
+# the days' shared op sets (challenges/_common.py; a spec is loaded by path, not as a package)
+C = SimpleNamespace(**runpy.run_path(str(Path(__file__).resolve().parents[1] / "_common.py")))
 # Data movement only: DMA, the framework, flags. No vector arithmetic is needed.
 OPS = frozenset({"data_copy", "data_copy_pad", "init_buffer", "alloc_tensor", "enque",
                  "deque", "free_tensor", "set_flag", "wait_flag", "pipe_barrier", "sync_all"})
@@ -90,7 +80,7 @@ def hidden_cases(secret: int) -> list[Case]:
     ]
 
 
-SPEC = C.ShapedSpec(
+SPEC = ChallengeSpec(
     name="day4-qkv-permute",
     title="QKV split + permute: (b, s, 3*h*d) -> q, k, v of (b, h, s, d)",
     inputs=("qkv",),

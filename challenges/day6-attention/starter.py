@@ -47,7 +47,8 @@ def online_softmax(s, p16, acc, m, al, mx, rs, lsum, tmp, rows: int, kt: int, bk
 
 @asc.jit
 def attention_kernel(q: asc.GlobalAddress, k_t: asc.GlobalAddress, v: asc.GlobalAddress,
-                     o: asc.GlobalAddress, ws: asc.GlobalAddress, pbuf: asc.GlobalAddress,
+                     o: asc.GlobalAddress, ws: asc.GlobalAddress, ws2: asc.GlobalAddress,
+                     pbuf: asc.GlobalAddress,
                      s_q: int, s_k: int, d: int, scale: float, workers: int,
                      t1: asc.adv.TCubeTiling, t2: asc.adv.TCubeTiling,
                      bq: asc.ConstExpr[int], bk: asc.ConstExpr[int]):
@@ -68,7 +69,7 @@ def attention_kernel(q: asc.GlobalAddress, k_t: asc.GlobalAddress, v: asc.Global
     mm1 = asc.adv.Matmul(a=f16, b=f16, c=ub32)
     mm2 = asc.adv.Matmul(a=f16, b=f16, c=ub32)
     asc.adv.register_matmul(pipe, ws, mm1, t1)
-    asc.adv.register_matmul(pipe, ws, mm2, t2)
+    asc.adv.register_matmul(pipe, ws2, mm2, t2)  # its own: the C slots differ in size
     mm1.set_org_shape(s_q, s_k, d)  # ld(q) = d, ld(k_t) = s_k
     mm2.set_org_shape(bq, d, bk, s_k)  # ld(p) = bk, ld(v) = d
     work = asc.TBuf(asc.TPosition.VECCALC)
@@ -136,7 +137,8 @@ def launch(q, k_t, v, o, core_num):
     bk = BK if d <= 64 else BK // 2  # both Matmuls' d x bk L0B tiles fit 64 KiB
     t1 = tiling(BQ, bk, d)  # s = q_blk @ k_t[:, tile]
     t2 = tiling(BQ, d, bk)  # pv = p @ v[tile]
-    ws = np.zeros(2 * groups * BQ * max(bk, d) * 4 + 4096, np.uint8)
+    ws = np.zeros(2 * groups * BQ * bk * 4, np.uint8)  # one C slot per vector core
+    ws2 = np.zeros(2 * groups * BQ * d * 4, np.uint8)
     pbuf = np.zeros(2 * groups * BQ * bk, np.float16)
     attention_kernel[groups, asc.lib.runtime.current_stream()](
-        q, k_t, v, o, ws, pbuf, s_q, s_k, d, 1.0 / d ** 0.5, 2 * groups, t1, t2, BQ, bk)
+        q, k_t, v, o, ws, ws2, pbuf, s_q, s_k, d, 1.0 / d ** 0.5, 2 * groups, t1, t2, BQ, bk)

@@ -68,7 +68,7 @@ def test_cases_are_fair(day):
             for name, (_, dtype) in spec.outputs_for(case).items():
                 g = golden[name]
                 with np.errstate(over="ignore"):
-                    r = precision.check(g.astype(dtype), g)
+                    r = precision.check(g.astype(dtype), g, standard=spec.precision)
                 assert r.passed, (case.describe(), name, str(r))
 
 
@@ -86,9 +86,20 @@ def test_starter_is_gradeable_and_says_what_to_do(day, kind):
     assert "FILL ME IN (roughly" in r.message and "README.md: Hints" in r.message, r.message
 
 
+def _xfail_known_gap(day, report) -> None:
+    """Day 6's p goes vector core -> GM -> cube core, ordered by flags on the vector core
+    before its Matmul request; the sanitizer's cross-core order only accepts a cross-core flag
+    on the access's own pipe, so it reports a race (a gap of the sanitizer, see the report)."""
+    if day.name == "day6-attention" and report.verdict == Verdict.SANITIZER_ERROR \
+            and "reads pbuf" in report.message:
+        pytest.xfail("known gap: the sanitizer's cross-core order does not see the flags "
+                     "that order the vector core's write of p before the cube core's read")
+
+
 @pytest.mark.parametrize("day", DAYS, ids=IDS)
 def test_reference_is_correct_on_the_public_cases(day):
     r = grade(day, REFERENCES / day.name / "reference.py", PUBLIC)
+    _xfail_known_gap(day, r)
     assert r.verdict == Verdict.ACCEPTED, r.message
 
 
@@ -96,10 +107,7 @@ def test_reference_is_correct_on_the_public_cases(day):
 @pytest.mark.parametrize("day", DAYS, ids=IDS)
 def test_reference_is_accepted_at_gold(day):
     r = grade(day, REFERENCES / day.name / "reference.py", GradeOptions(secret=SECRET))
-    if day.name == "day6-attention" and r.verdict == Verdict.SANITIZER_ERROR \
-            and "reads pbuf" in r.message:
-        pytest.xfail("known gap: the sanitizer's cross-core order does not see the flags that "
-                     "order the vector core's write of p before the cube core's read")
+    _xfail_known_gap(day, r)
     assert r.verdict == Verdict.ACCEPTED and r.tier == "gold", (r.tier, r.message)
 
 
@@ -129,7 +137,7 @@ def test_slow_variant_is_correct_but_below_gold(day, tmp_path):
     run = ascendlab.last_run()
     golden = spec.golden(case, inputs)
     for k, v in outs.items():
-        assert precision.check(v, golden[k]).passed, k
+        assert precision.check(v, golden[k], standard=spec.precision).passed, k
     bound = bound_cycles(spec, case, chip, inputs)
     assert spec.tiers.tier(run.cycles, bound) != "gold", (run.cycles, bound)
 
@@ -160,6 +168,5 @@ def test_attention_reference_is_flash_attention_on_the_emulator():
         ascendlab.configure(chip=chip)
     run = ascendlab.last_run()
     assert run.core_kind == "mix" and len(run.events(op="mmad")) > 0
-    assert precision.check(o, golden, standard="accumulative").passed
-    assert precision.check(o, golden).passed
+    assert precision.check(o, golden, standard=ch.spec.precision).passed
     assert all(f.kind == "racecheck" and "pbuf" in f.message for f in sanitize(run))
