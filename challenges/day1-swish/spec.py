@@ -97,6 +97,6 @@ SPEC = ChallengeSpec(
     public_cases=PUBLIC,
     hidden_cases=hidden_cases,
     rules=Rules(chips=("Ascend910B2",), allowed_ops=OPS),
-    tiers=Tiers(gold=1.5, silver=3.0),
+    tiers=Tiers(gold=2.2, silver=4.0),  # from cost model 2.0 (challenges/README.md)
     limits=Limits(wall_s=60.0, cpu_s=60.0, memory_mb=2048),
 )

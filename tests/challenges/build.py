@@ -1,0 +1,115 @@
+"""Regenerate what the days derive from their sources (run from the repository root):
+
+    python tests/challenges/build.py notebooks   # challenges/day*/starter.ipynb from starter.py
+    python tests/challenges/build.py rows [day2 ...]  # print the rows, write nothing
+    python tests/challenges/build.py table       # grade every reference and slow variant and
+                                                 # write the table in challenges/README.md
+
+The table's numbers come from running the grader (fixed secret SECRET), never typed by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CHALLENGES = REPO / "challenges"
+REFERENCES = Path(__file__).resolve().parent
+SECRET = 20261201
+BEGIN, END = "<!-- days-table:begin -->", "<!-- days-table:end -->"
+
+
+def days() -> list[Path]:
+    """challenges/day1-... to day7-..., in order."""
+    return sorted(p for p in CHALLENGES.glob("day*-*") if (p / "spec.py").is_file())
+
+
+def slow_source(reference: Path) -> str:
+    """The reference with SLOW = True: the correct kernel that must land below gold."""
+    src = reference.read_text()
+    if src.count("\nSLOW = False") != 1:
+        raise ValueError(f"{reference}: needs exactly one line 'SLOW = False'")
+    return src.replace("\nSLOW = False", "\nSLOW = True")
+
+
+def notebook(day: Path) -> dict:
+    """starter.ipynb: the README pointer, the starter code (tagged solution), a check cell."""
+    code = (day / "starter.py").read_text().rstrip("\n")
+
+    def cell(kind: str, text: str, tags: list[str]) -> dict:
+        c = {"cell_type": kind, "metadata": {"tags": tags}, "source": text.splitlines(True)}
+        if kind == "code":
+            c.update(execution_count=None, outputs=[])
+        return c
+
+    title = (day / "README.md").read_text().splitlines()[0].lstrip("# ")
+    cells = [
+        cell("markdown", f"# {title}\n\nThe story, the shapes, the rules and the tiers are in "
+             f"`challenges/{day.name}/README.md` (`ascendlab challenge show {day.name}`). "
+             "Fill in the places marked FILL ME IN in the next cell, run it, then run the "
+             "check cell. Grade the notebook with "
+             f"`ascendlab grade {day.name} starter.ipynb`: the grader runs the cells tagged "
+             "`solution`.", []),
+        cell("code", code, ["solution"]),
+        cell("code", "from ascendlab.grader import check\n\n"
+             f"check({day.name!r}, launch)  # the public cases, replayed and judged here",
+             ["skip-grading"]),
+    ]
+    return {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3",
+                                                        "language": "python",
+                                                        "name": "python3"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+def write_notebooks() -> None:
+    for day in days():
+        (day / "starter.ipynb").write_text(json.dumps(notebook(day), indent=1) + "\n")
+
+
+def grade_row(day: Path) -> str:
+    from ascendlab.grader import GradeOptions, grade
+    from ascendlab.grader.challenge import load_challenge
+
+    opts = GradeOptions(secret=SECRET)
+    ref = REFERENCES / day.name / "reference.py"
+    r = grade(day.name, ref, opts)
+    with tempfile.TemporaryDirectory() as tmp:
+        slow = Path(tmp) / "slow_variant.py"
+        slow.write_text(slow_source(ref))
+        s = grade(day.name, slow, opts)
+    spec = load_challenge(day).spec
+    p, q = r.perf[0] if r.perf else None, s.perf[0] if s.perf else None
+    if p is None or q is None:
+        return (f"| {day.name} | {r.verdict.value}: {r.message[:60]} | | | | "
+                f"{s.verdict.value} | |")
+    gold = int(spec.tiers.gold * p.bound_cycles)
+    silver = int(spec.tiers.silver * p.bound_cycles)
+    return (f"| {day.name} | {p.cycles:,} | {p.tier} | {p.bound_cycles:,} | ≤ {gold:,} / "
+            f"≤ {silver:,} | {q.cycles:,} | {q.tier} |")
+
+
+def write_table() -> None:
+    from ascendlab.analysis.cost import MODEL_VERSION
+
+    head = (f"Cost model {MODEL_VERSION}, secret {SECRET}.\n\n"
+            "| day | reference cycles | tier | bound | gold / silver cycles | slow variant "
+            "cycles | its tier |\n|---|---|---|---|---|---|---|")
+    rows = [grade_row(d) for d in days()]
+    text = (CHALLENGES / "README.md").read_text()
+    a, b = text.index(BEGIN) + len(BEGIN), text.index(END)
+    (CHALLENGES / "README.md").write_text(text[:a] + "\n" + head + "\n" + "\n".join(rows) +
+                                          "\n" + text[b:])
+
+
+def print_rows(*names: str) -> None:
+    for day in days():
+        if not names or day.name in names or day.name.split("-")[0] in names:
+            print(grade_row(day), flush=True)
+
+
+if __name__ == "__main__":
+    {"notebooks": write_notebooks, "table": write_table, "rows": print_rows}[sys.argv[1]](
+        *sys.argv[2:])

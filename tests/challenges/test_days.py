@@ -1,0 +1,172 @@
+"""The 7-day challenge: every day is well formed and fair, its starter fails with a message
+that says what to do (as .py and as a notebook), its reference is correct on the public
+cases, and (slow) the reference graded in full reaches gold while the same kernel with
+SLOW = True (one core, one MIX group or one buffer), launched on the performance case, is
+correct but below gold."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import numpy as np
+import pytest
+
+import ascendlab
+from ascendlab import precision
+from ascendlab.analysis import sanitize
+from ascendlab.grader import GradeOptions, grade
+from ascendlab.grader.challenge import load_challenge
+from ascendlab.grader.perf import bound_cycles
+from ascendlab.grader.report import Verdict
+from ascendlab.runtime.chips import get_chip
+
+from .build import REFERENCES, days, notebook, slow_source
+
+DAYS = days()
+IDS = [d.name for d in DAYS]
+SECRET = 20261201
+PUBLIC = GradeOptions(secret=SECRET, public_only=True)
+
+
+def test_the_days_exist_in_order():
+    assert [d.name.split("-")[0] for d in DAYS] == [f"day{i}" for i in range(1, len(DAYS) + 1)]
+    assert len(DAYS) >= 5
+
+
+@pytest.mark.parametrize("day", DAYS, ids=IDS)
+def test_folder_readme_and_no_solution(day):
+    ch = load_challenge(day)
+    assert ch.name == ("swish" if day.name == "day1-swish" else day.name)
+    for word in ("Story", "Formula", "Shapes", "Rules", "Tiers", "Hints", "launch("):
+        assert word in ch.readme, (day.name, word)
+    assert "FILL ME IN (roughly" in (day / "starter.py").read_text()
+    assert not (day / "reference.py").exists()
+    assert (REFERENCES / day.name / "reference.py").is_file()
+
+
+@pytest.mark.parametrize("day", DAYS, ids=IDS)
+def test_hidden_cases_come_from_the_secret_and_include_a_perf_case(day):
+    spec = load_challenge(day).spec
+    a, c = spec.cases(1), spec.cases(2)
+    assert a == spec.cases(1)
+    assert [x.seed for x in a if x.hidden] != [x.seed for x in c if x.hidden]
+    perf = [x for x in a if x.perf]
+    assert len(perf) == 1 and perf[0].size == max(x.size for x in a)
+    assert any(min(x.shape) <= 3 for x in a if x.hidden)  # a 1-3 long dimension
+
+
+@pytest.mark.parametrize("day", DAYS, ids=IDS)
+def test_cases_are_fair(day):
+    """The correctly rounded golden passes the precision rule on every small case."""
+    spec = load_challenge(day).spec
+    for secret in range(3):
+        for case in spec.cases(secret):
+            if case.size > 200_000:
+                continue
+            golden = spec.golden(case, spec.make_inputs(case))
+            for name, (_, dtype) in spec.outputs_for(case).items():
+                g = golden[name]
+                with np.errstate(over="ignore"):
+                    r = precision.check(g.astype(dtype), g, standard=spec.precision)
+                assert r.passed, (case.describe(), name, str(r))
+
+
+@pytest.mark.parametrize("day", DAYS, ids=IDS)
+def test_notebook_is_built_from_the_starter(day):
+    assert json.loads((day / "starter.ipynb").read_text()) == notebook(day), \
+        "run: python tests/challenges/build.py notebooks"
+
+
+@pytest.mark.parametrize("kind", ["starter.py", "starter.ipynb"])
+@pytest.mark.parametrize("day", DAYS, ids=IDS)
+def test_starter_is_gradeable_and_says_what_to_do(day, kind):
+    r = grade(day, day / kind, PUBLIC)
+    assert r.verdict == Verdict.RUNTIME_ERROR, r.message
+    assert "FILL ME IN (roughly" in r.message and "README.md: Hints" in r.message, r.message
+
+
+def _xfail_known_gap(day, report) -> None:
+    """Day 6's p goes vector core -> GM -> cube core, ordered by flags on the vector core
+    before its Matmul request; the sanitizer's cross-core order only accepts a cross-core flag
+    on the access's own pipe, so it reports a race (a gap of the sanitizer, see the report)."""
+    if day.name == "day6-attention" and report.verdict == Verdict.SANITIZER_ERROR \
+            and "reads pbuf" in report.message:
+        pytest.xfail("known gap: the sanitizer's cross-core order does not see the flags "
+                     "that order the vector core's write of p before the cube core's read")
+
+
+@pytest.mark.parametrize("day", DAYS, ids=IDS)
+def test_reference_is_correct_on_the_public_cases(day):
+    r = grade(day, REFERENCES / day.name / "reference.py", PUBLIC)
+    _xfail_known_gap(day, r)
+    assert r.verdict == Verdict.ACCEPTED, r.message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("day", DAYS, ids=IDS)
+def test_reference_is_accepted_at_gold(day):
+    r = grade(day, REFERENCES / day.name / "reference.py", GradeOptions(secret=SECRET))
+    _xfail_known_gap(day, r)
+    assert r.verdict == Verdict.ACCEPTED and r.tier == "gold", (r.tier, r.message)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("day", DAYS, ids=IDS)
+def test_slow_variant_is_correct_but_below_gold(day, tmp_path):
+    """SLOW = True (one core, one group or one buffer) on the performance case, launched
+    directly: correct, and its modelled cycles over the grader's bound miss gold."""
+    slow = tmp_path / f"slow_{day.name.replace('-', '_')}.py"
+    slow.write_text(slow_source(REFERENCES / day.name / "reference.py"))
+    module = _load(slow)
+    spec = load_challenge(day).spec
+    case = next(c for c in spec.cases(SECRET) if c.perf)
+    chip = spec.rules.chips[0]
+    inputs = spec.make_inputs(case)
+    outs = {k: np.full(shape, np.nan if np.dtype(dt).kind == "f" else -1, dt)
+            for k, (shape, dt) in spec.outputs_for(case).items()}
+    cores = get_chip(chip)
+    core_num = cores.aiv_cores if spec.rules.core_kind == "aiv" else cores.aic_cores
+    old = ascendlab.configure().chip
+    try:
+        ascendlab.configure(chip=chip)
+        getattr(module, spec.entry)(*inputs.values(), *outs.values(), **case.params,
+                                    core_num=core_num)
+    finally:
+        ascendlab.configure(chip=old)
+    run = ascendlab.last_run()
+    golden = spec.golden(case, inputs)
+    for k, v in outs.items():
+        assert precision.check(v, golden[k], standard=spec.precision).passed, k
+    bound = bound_cycles(spec, case, chip, inputs)
+    assert spec.tiers.tier(run.cycles, bound) != "gold", (run.cycles, bound)
+
+def _load(path):
+    spec = importlib.util.spec_from_file_location(f"days_ref_{path.parent.name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_attention_reference_is_flash_attention_on_the_emulator():
+    """Day 6 directly on the emulator (no grader): the online softmax over key tiles matches
+    float64 attention on a case with a key tail, with the cube and vector cores of a MIX run.
+    Its only sanitizer findings are the known cross-core ordering gap (see the report in
+    challenges/README.md): the cube core reading p, which the vector core wrote and ordered
+    with flags before its Matmul request."""
+    ref = _load(REFERENCES / "day6-attention" / "reference.py")
+    ch = load_challenge("day6-attention")
+    case = ch.spec.public_cases[1]  # keys not a multiple of the tile
+    inputs = ch.spec.make_inputs(case)
+    golden = ch.spec.golden(case, inputs)["o"]
+    o = np.zeros(golden.shape, np.float16)
+    chip = ascendlab.configure().chip
+    try:
+        ascendlab.configure(chip="Ascend910B2")
+        ref.launch(inputs["q"], inputs["k_t"], inputs["v"], o, 24)
+    finally:
+        ascendlab.configure(chip=chip)
+    run = ascendlab.last_run()
+    assert run.core_kind == "mix" and len(run.events(op="mmad")) > 0
+    assert precision.check(o, golden, standard=ch.spec.precision).passed
+    assert all(f.kind == "racecheck" and "pbuf" in f.message for f in sanitize(run))
