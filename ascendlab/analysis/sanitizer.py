@@ -105,7 +105,7 @@ def sanitize(run: Run, *, complete: bool | None = None) -> list[Finding]:
         passes[core] = cp
         if complete:
             _leaks(run, cp, out, seen)
-    _cross_core(run, passes, out, seen, _XOrder(run, match.xset_of))
+    _cross_core(run, passes, out, seen, _XOrder(run, match.xset_of, passes))
     if complete:
         for i in match.unmatched_sets:
             _unwaited_set(run, i, out, seen)
@@ -173,22 +173,35 @@ def _merged(blocks: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
 
 class _XOrder:
     """Cross-core flags (MIX kernels) order GM accesses of two cores: an access on core A
-    happens before one on core B if A sets a flag on the access's pipe after it and B waits
-    for that flag before its access (a wait on the scalar unit stalls everything after it).
-    Only direct edges count, not chains through a third core."""
+    happens before one on core B if A sets a cross-core flag once the access is done — after
+    it on its own pipe, or after local flags and barriers order it before the set (the set's
+    happens-before clock from the core's pass) — and B waits for that flag before its access
+    (a wait on the scalar unit stalls everything after it). Chains through a third core do not
+    count."""
 
-    def __init__(self, run: Run, xset_of: dict[int, int]) -> None:
+    def __init__(self, run: Run, xset_of: dict[int, int], passes: dict[int, CorePass]) -> None:
         self.trace = run.trace
+        self.passes = passes
         self.edges: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
         for w, st in xset_of.items():
             self.edges[(self.trace[st].core, self.trace[w].core)].append((st, w))
 
+    def _done_before(self, a: int, st: int) -> bool:
+        """Is access a (on the same core, earlier in program order) complete when st fires?"""
+        t = self.trace
+        if t[st].pipe == t[a].pipe:
+            return True
+        cp = self.passes.get(t[a].core)
+        if cp is None:
+            return False
+        at, vc = cp.pos.get(a), cp.xset_clock.get(st)
+        return at is not None and vc is not None and vc[at[0]] >= at[1]
+
     def before(self, a: int, b: int) -> bool:
         """Does trace event a happen before event b (on another core)?"""
         t = self.trace
-        pipe = t[a].pipe
         for st, w in self.edges.get((t[a].core, t[b].core), ()):
-            if st > a and w < b and t[st].pipe == pipe:
+            if st > a and w < b and self._done_before(a, st):
                 return True
         return False
 

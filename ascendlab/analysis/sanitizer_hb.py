@@ -114,6 +114,10 @@ class CorePass:
         self.gm: list[tuple] = []  # (phase, lo, hi, is_write, event) of every GM block
         self.slots: dict[tuple[int, int], tuple[str, int, int]] = {}  # (queue, slot) -> state
         self.last_set: dict[tuple, int] = {}  # flag -> its set not yet followed by a wait
+        # for the cross-core order of MIX kernels (sanitizer._XOrder): where each memory access
+        # sits in its pipe (pipe, count), and the clock each cross-core set fires with
+        self.pos: dict[int, tuple[int, int]] = {}
+        self.xset_clock: dict[int, list[int]] = {}
 
     # ---- driving -------------------------------------------------------------------------
     def run(self, indices: list[int], complete: bool) -> None:
@@ -144,6 +148,7 @@ class CorePass:
             self.count[p] += 1
             n = self.count[p]
             if e.reads or e.writes:
+                self.pos[i] = (p, n)
                 self._accesses(i, e, p, n)
             if self.in_order[p]:
                 self.clock[p][p] = n
@@ -183,6 +188,10 @@ class CorePass:
         elif kind == "sync_all":
             self._full_barrier(i, e)
             self.phase += 1
+        elif kind == "xset":  # fires once the earlier work of its pipe is done, like a set
+            v = self.clock[p][:]
+            v[p] = n
+            self.xset_clock[i] = v
         if self.in_order[p]:
             self.clock[p][p] = n
 

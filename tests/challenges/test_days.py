@@ -86,20 +86,9 @@ def test_starter_is_gradeable_and_says_what_to_do(day, kind):
     assert "FILL ME IN (roughly" in r.message and "README.md: Hints" in r.message, r.message
 
 
-def _xfail_known_gap(day, report) -> None:
-    """Day 6's p goes vector core -> GM -> cube core, ordered by flags on the vector core
-    before its Matmul request; the sanitizer's cross-core order only accepts a cross-core flag
-    on the access's own pipe, so it reports a race (a gap of the sanitizer, see the report)."""
-    if day.name == "day6-attention" and report.verdict == Verdict.SANITIZER_ERROR \
-            and "reads pbuf" in report.message:
-        pytest.xfail("known gap: the sanitizer's cross-core order does not see the flags "
-                     "that order the vector core's write of p before the cube core's read")
-
-
 @pytest.mark.parametrize("day", DAYS, ids=IDS)
 def test_reference_is_correct_on_the_public_cases(day):
     r = grade(day, REFERENCES / day.name / "reference.py", PUBLIC)
-    _xfail_known_gap(day, r)
     assert r.verdict == Verdict.ACCEPTED, r.message
 
 
@@ -107,7 +96,6 @@ def test_reference_is_correct_on_the_public_cases(day):
 @pytest.mark.parametrize("day", DAYS, ids=IDS)
 def test_reference_is_accepted_at_gold(day):
     r = grade(day, REFERENCES / day.name / "reference.py", GradeOptions(secret=SECRET))
-    _xfail_known_gap(day, r)
     assert r.verdict == Verdict.ACCEPTED and r.tier == "gold", (r.tier, r.message)
 
 
@@ -170,3 +158,23 @@ def test_attention_reference_is_flash_attention_on_the_emulator():
     assert run.core_kind == "mix" and len(run.events(op="mmad")) > 0
     assert precision.check(o, golden, standard=ch.spec.precision).passed
     assert all(f.kind == "racecheck" and "pbuf" in f.message for f in sanitize(run))
+
+
+def test_day6_without_its_local_flags_is_a_cross_core_race(tmp_path):
+    """The vector core's write of p reaches the cube core only through the local MTE3 -> S /
+    MTE3 -> MTE2 flags before the Matmul request (a cross-core flag on another pipe): the
+    sanitizer follows that chain (the reference is clean), and without the flags it reports
+    the race on p."""
+    ref = (REFERENCES / "day6-attention" / "reference.py").read_text()
+    cut = ref
+    indent = " " * 12
+    for call in ("set_flag(E.MTE3_S, 0)", "wait_flag(E.MTE3_S, 0)", "set_flag(E.MTE3_MTE2, 0)",
+                 "wait_flag(E.MTE3_MTE2, 0)"):
+        line = f"{indent}asc.{call}\n"
+        assert line in cut, line
+        cut = cut.replace(line, "", 1)
+    racy = tmp_path / "racy_attention.py"
+    racy.write_text(cut)
+    day6 = next(d for d in DAYS if d.name == "day6-attention")
+    r = grade(day6, racy, PUBLIC)
+    assert r.verdict == Verdict.SANITIZER_ERROR and "pbuf" in r.message, r.message

@@ -86,6 +86,8 @@ def attention_kernel(q: asc.GlobalAddress, k_t: asc.GlobalAddress, v: asc.Global
         asc.duplicate(acc, 0.0, bq * d)
         asc.duplicate(mx, 0.0, bq * 8)
         asc.duplicate(rs, 0.0, bq * 8)
+        if s_k % bk:  # a key tile shorter than bk: p's padding columns go to GM too, so zero it
+            asc.duplicate(p16, 0.0, bq * bk)
         for k0 in range(0, s_k, bk):
             kt = min(bk, s_k - k0)
             matmul_to_ub(mm1, qg[q0 * d:], kg[k0:], s, rows, kt, d)
