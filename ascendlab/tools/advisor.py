@@ -286,7 +286,7 @@ def _launch_overhead(run: Any, sh: Shape) -> list[Advice]:
     if kernel_us >= cost.launch_overhead_us:
         return []
     return [Advice("launch-overhead",
-                   f"launch overhead {cost.launch_overhead_us:.0f} us > kernel "
+                   f"launch overhead {cost.launch_overhead_us:.1f} us > kernel "
                    f"{kernel_us:.1f} us", "the kernel is too short to amortize the launch",
                    "do more work per launch (fuse kernels, larger inputs)")]
 

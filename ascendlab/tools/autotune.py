@@ -86,7 +86,8 @@ def autotune(launcher: Callable[..., Any], space: dict[str, list[Any]], *,
                 trial.time_us = run.time_us
                 trial.efficiency = run.efficiency
             except (AscendlabError, AssertionError) as e:
-                trial.skipped = f"{type(e).__name__}: {str(e).splitlines()[0]}"
+                first = str(e).splitlines()[0] if str(e) else "(no message)"
+                trial.skipped = f"{type(e).__name__}: {first}"
             result.trials.append(trial)
             if trial.cycles is not None and (result.best_cycles is None
                                              or trial.cycles < result.best_cycles):

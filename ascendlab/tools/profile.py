@@ -168,7 +168,7 @@ def profile(run: Any, *, launcher: Callable[..., Any] | None = None,
         ("cores", f"{run.block_num} blocks on {cost.active_cores} {run.core_kind.upper()} cores"),
         ("modelled cycles", f"{cost.cycles:,}"),
         ("modelled time", f"{cost.time_us:.2f} us ({cost.cycles / chip.clock_mhz:.2f} us kernel "
-                          f"+ {cost.launch_overhead_us:.0f} us launch)"),
+                          f"+ {cost.launch_overhead_us:.1f} us launch)"),
         ("roofline bound", f"{cost.bound_cycles:,} cycles ({cost.bound}-bound, from this run's "
                            "own traffic and instructions)"),
         ("efficiency", f"{cost.efficiency:.1%} of that roofline"),

@@ -167,3 +167,13 @@ def test_hotspots_view():
     assert fig.axes
     with pytest.raises(ValueError, match="no instruction"):
         viz.hotspots(run, file="/nonexistent.py")
+
+
+def test_autotune_reports_a_check_that_fails_without_a_message():
+    def check(run):
+        raise AssertionError  # an empty message: the trial is skipped, not a crash
+
+    result = ascendlab.autotune(lambda tile: K.launch_vadd(tile=tile, cores=2, block=2048),
+                                {"tile": [256]}, check=check, progress=False)
+    assert result.best is None
+    assert result.trials[0].skipped == "AssertionError: (no message)"
