@@ -37,7 +37,7 @@ def test_wheel_ships_the_course(tmp_path):
         if (ROOT / rel).exists():
             want = _repo_files(rel)
             assert want and want <= names, sorted(want - names)[:5]
-    assert "ascendlab/_data/challenges/swish/spec.py" in names
+    assert "ascendlab/_data/challenges/day1-swish/spec.py" in names
     assert "ascendlab/_data/examples/widgets.ipynb" in names
     assert not any(n.endswith(".pyc") for n in names)
 

@@ -29,7 +29,7 @@ def test_a_cube_only_matmul_is_accepted():
 @pytest.mark.slow
 def test_a_mix_matmul_is_accepted():
     r = _grade(MM_MIX, SOLUTIONS / "mini_mm_mix.py")
-    assert r.verdict == Verdict.ACCEPTED, r
+    assert r.verdict == Verdict.ACCEPTED, r.message
 
 
 @pytest.mark.slow
