@@ -114,7 +114,7 @@ class CorePass:
         self.gm: list[tuple] = []  # (phase, lo, hi, is_write, event) of every GM block
         self.slots: dict[tuple[int, int], tuple[str, int, int]] = {}  # (queue, slot) -> state
         self.last_set: dict[tuple, int] = {}  # flag -> its set not yet followed by a wait
-        # for the cross-core order of MIX kernels (sanitizer._XOrder): where each memory access
+        # for the cross-core order of MIX kernels (sanitizer._XOrder): where each GM access
         # sits in its pipe (pipe, count), and the clock each cross-core set fires with
         self.pos: dict[int, tuple[int, int]] = {}
         self.xset_clock: dict[int, list[int]] = {}
@@ -148,7 +148,6 @@ class CorePass:
             self.count[p] += 1
             n = self.count[p]
             if e.reads or e.writes:
-                self.pos[i] = (p, n)
                 self._accesses(i, e, p, n)
             if self.in_order[p]:
                 self.clock[p][p] = n
@@ -243,14 +242,15 @@ class CorePass:
                 rule = _ENDS if repeat_form else _ANY if a.space in _CUBE_IN else _ALL
                 self._touch(i, e, p, n, vc, a, False, rule, limit)
             elif a.space == "GM":
-                self._gm(i, a, False)
+                self._gm(i, a, False, p, n)
         for a in e.writes:
             if a.space in LOCAL:
                 self._touch(i, e, p, n, vc, a, True, _ALL, 0)
             elif a.space == "GM":
-                self._gm(i, a, True)
+                self._gm(i, a, True, p, n)
 
-    def _gm(self, i: int, a: Any, write: bool) -> None:
+    def _gm(self, i: int, a: Any, write: bool, p: int, n: int) -> None:
+        self.pos[i] = (p, n)  # where the GM access sits in its pipe (the cross-core order)
         if a.count == 1 or a.stride == a.nbytes:
             if a.count and a.nbytes:
                 self.gm.append((self.phase, a.addr, a.end, write, i))
