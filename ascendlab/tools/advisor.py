@@ -64,9 +64,9 @@ class Shape:
 
 
 def advise(run: Any, launcher: Callable[..., Any] | None = None,
-           config: dict[str, Any] | None = None) -> list[Advice]:
+           config: dict[str, Any] | None = None, shape: Shape | None = None) -> list[Advice]:
     """The advisor's findings for `run`, largest gain first (see the module docstring)."""
-    sh = _shape(run)
+    sh = shape if shape is not None else run_shape(run)
     out = [a for rule in _RULES for a in rule(run, sh)]
     if launcher is not None:
         out = [_measure(a, run, launcher, config or {}) for a in out]
@@ -74,7 +74,8 @@ def advise(run: Any, launcher: Callable[..., Any] | None = None,
 
 
 # ---- the numbers -------------------------------------------------------------------------
-def _shape(run: Any) -> Shape:
+def run_shape(run: Any) -> Shape:
+    """The numbers the rules read (the profile shows its hot lines and path too)."""
     cost = run.cost
     cp = analyze(run)
     path: dict[str, float] = {}

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..runtime.trace import PIPES
-from .advisor import Advice, advise
-from .hotlines import HotLine, format_hot_lines, hot_lines
+from .advisor import Advice, advise, run_shape
+from .hotlines import HotLine, format_hot_lines
 
 # Runs made by autotune/explore remember their launcher and configuration, so profile(run)
 # can re-run the variants a finding proposes (id(run) -> (weakref to run, launcher, config)).
@@ -158,10 +158,9 @@ def profile(run: Any, *, launcher: Callable[..., Any] | None = None,
     b = bounds(run, work)
     ai = cost.flops / cost.gm_bytes if cost.gm_bytes else float("inf")
     p = Profile(run, bounds=b)
-    p.lines = hot_lines(run)
-    from .advisor import _shape
-
-    p.path = sorted(_shape(run).path.items(), key=lambda kv: -kv[1])
+    shape = run_shape(run)  # hot lines, critical path by activity: computed once
+    p.lines = shape.lines
+    p.path = sorted(shape.path.items(), key=lambda kv: -kv[1])
     ridge = (f"vector ridge {b.vector_ridge:.1f} FLOP/B for {b.vector_dtype}"
              if b.vector_dtype else f"cube ridge {b.cube_ridge:.0f} FLOP/B (fp16)")
     p.rows = [
@@ -182,7 +181,7 @@ def profile(run: Any, *, launcher: Callable[..., Any] | None = None,
     p.pipes = [(pipe, cost.pipe_busy.get(pipe, 0), cost.utilization(pipe)) for pipe in PIPES
                if cost.pipe_busy.get(pipe, 0)]
     p.routes = sorted(cost.bytes_moved.items(), key=lambda kv: -kv[1])
-    p.advice = advise(run, launcher, config)
+    p.advice = advise(run, launcher, config, shape)
     return p
 
 
