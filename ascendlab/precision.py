@@ -3,7 +3,7 @@
 One rule, used by `ascendlab.viz.compare` and the grader. Two domains per output dtype:
 
 * Normal values, |golden| >= S: the CANN community operator precision standard, "threshold"
-  form (DESIGN.md "Precision rules"). With the relative error of each element
+  form (the design brief, "Precision rules"). With the relative error of each element
 
       rel = |actual - golden| / (|golden| + 1e-7)
 

@@ -1,7 +1,7 @@
 """The cycle model: a deterministic, documented estimate of how long a Run takes on its chip.
 
 It reads only the trace (trace.py), the chip's numbers (chips.py) and the matched sync edges
-(the matching rule of deps.py). DESIGN.md decision 3:
+(the matching rule of deps.py). The design brief, decision 3:
 
 * Each pipe (MTE1, MTE2, MTE3, V, M, FIX, S) executes its instructions in program order. An
   instruction occupies its pipe for `setup + work / throughput` cycles; its result is ready

@@ -3,7 +3,7 @@
 (replay_operands.py rebuilds operands and frames; replay_vector.py and replay_ops.py hold the
 re-issue table, one handler per op.)
 
-The grader never trusts the process that ran a submission (DESIGN.md decision 5). That process
+The grader never trusts the process that ran a submission (design brief, decision 5). That process
 hands back its trace; `replay()` walks it and re-issues every memory-affecting instruction
 through the runtime's own implementation (the same functions the pyasc surface calls), on
 GM allocations built from the grader's own copies of the inputs. Each re-issued instruction
