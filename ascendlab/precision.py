@@ -166,6 +166,8 @@ def check(actual: Any, golden: Any, dtype: Any = None,
         return PrecisionResult(False, name, t, float("nan"), float("nan"), max(a_in.size,
                                g_in.size), max(a_in.size, g_in.size), 0, None,
                                f"shape mismatch: actual {a_in.shape}, golden {g_in.shape}")
+    if a_in.ndim == 0:  # a scalar is judged as a one-element array
+        a_in, g_in = a_in.reshape(1), g_in.reshape(1)
     total = int(a_in.size)
     if total == 0:
         return PrecisionResult(True, name, t, 0.0, 0.0, 0, 0, 0, None, "")

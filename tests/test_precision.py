@@ -203,3 +203,11 @@ def test_accumulative_standard_judges_matmul_outputs_near_zero_absolutely():
     assert not r.passed and r.worst[0] == (3, 5) and r.standard == "accumulative"
     with pytest.raises(ValueError, match="standard"):
         check(got, want, standard="loose")
+
+
+def test_scalars_are_judged_as_one_element():
+    assert check(np.float32(1.0), np.float32(1.0)).passed
+    r = check(np.float16(0.5), np.float16(0.7))
+    assert not r.passed and r.total == 1 and r.off == 1
+    assert check(np.int32(3), np.int32(3)).passed
+    assert not check(np.int32(3), np.int32(4)).passed
