@@ -46,6 +46,10 @@ class KernelSyntaxError(AscendlabError, SyntaxError):
     """The kernel uses Python that pyasc cannot compile (print, try, raise, ...)."""
 
 
+class KernelRecursionError(AscendlabError, RecursionError):
+    """A kernel (or a helper it calls) calls itself: device code cannot recurse."""
+
+
 class LaunchError(AscendlabError, ValueError):
     """A kernel launch is malformed: block_num, arguments, options."""
 

@@ -55,3 +55,10 @@ def test_lib_runtime_soc_version_and_core_type():
         assert runtime.CoreType("VectorCore") is runtime.CoreType.VectorCore
     finally:
         config.set_platform(config.Backend.Model)
+
+
+def test_every_binary_instruction_documents_its_formula():
+    from ascendlab.runtime.vector import BINARY
+
+    for name in BINARY:
+        assert "dst = " in getattr(asc, name).__doc__, name

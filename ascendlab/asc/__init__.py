@@ -124,12 +124,24 @@ data_copy = _dma.data_copy
 data_copy_pad = _dma.data_copy_pad
 
 
+# what each binary instruction computes per element (fused forms round once, like an FMA)
+_BINARY_FORMULA = {
+    "add": "src0 + src1", "sub": "src0 - src1", "mul": "src0 * src1", "div": "src0 / src1",
+    "max": "max(src0, src1)", "min": "min(src0, src1)", "bitwise_and": "src0 & src1",
+    "bitwise_or": "src0 | src1", "add_relu": "max(src0 + src1, 0)",
+    "sub_relu": "max(src0 - src1, 0)", "fused_mul_add": "src0 * dst + src1",
+    "fused_mul_add_relu": "max(src0 * dst + src1, 0)", "mul_add_dst": "src0 * src1 + dst",
+}
+
+
 def _binary(name: str) -> _Any:
     def op(dst: _Any, src0: _Any, src1: _Any, *args: _Any, **kwargs: _Any) -> None:
         _vec.binary(name, dst, src0, src1, args, kwargs, _getframe(1))
 
     op.__name__ = op.__qualname__ = name
-    op.__doc__ = (f"Vector {name}: {name}(dst, src0, src1, count) or "
+    formula = _BINARY_FORMULA.get(name)
+    op.__doc__ = ((f"Vector {name}, dst = {formula}: " if formula else f"Vector {name}: ")
+                  + f"{name}(dst, src0, src1, count) or "
                   f"{name}(dst, src0, src1, mask, repeat_times, BinaryRepeatParams"
                   "[, is_set_mask]).")
     return op

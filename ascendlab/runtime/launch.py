@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import KernelSyntaxError, LaunchError, SanitizerError
+from ..errors import KernelRecursionError, KernelSyntaxError, LaunchError, SanitizerError
 from . import core as _core
 from .chips import DEFAULT_CHIP, get_chip
 from .core import CoreState, LaunchState
@@ -32,6 +32,8 @@ from .launch_args import _host_array as _host_array  # the grader's harness read
 from .scheduler import Lockstep, Sequential
 from .structs import Struct
 from .trace import GMArg, Run, reader
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # ascendlab/
 
 # pyasc's @asc.jit options (CodegenOptions, CompileOptions, LaunchOptions field names).
 PYASC_OPTIONS = frozenset({
@@ -306,6 +308,10 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
         try:
             with kernel_errstate():  # numpy's RuntimeWarnings name the kernel's line
                 body(*vals)
+        except RecursionError as exc:
+            if isinstance(exc, KernelRecursionError):
+                raise
+            raise KernelRecursionError(_recursion_message(kernel.__name__, idx, exc)) from None
         finally:
             _core.current = None
 
@@ -342,6 +348,27 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
         for f in found:  # non-strict (ascendlab pyasc --sanitize): shown like memcheck's
             warnings.warn(f.message, _core.MemcheckWarning, stacklevel=4)
     return run
+
+
+def _recursion_message(kernel: str, idx: int, exc: RecursionError) -> str:
+    """Name the user function that recursed (the one most frames belong to) and its line."""
+    frames: dict[tuple[str, str], int] = {}
+    last: dict[tuple[str, str], int] = {}
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not code.co_filename.startswith(_PKG_DIR):
+            key = (code.co_filename, code.co_name)
+            frames[key] = frames.get(key, 0) + 1
+            last[key] = tb.tb_lineno
+        tb = tb.tb_next
+    if not frames:
+        return (f"{kernel}: recursion too deep inside the emulator; kernels cannot recurse on "
+                f"the AI Core [core {idx}]")
+    (path, func), depth = max(frames.items(), key=lambda kv: kv[1])
+    return (f"{kernel}: {func}() calls itself ({depth} frames deep when Python's recursion "
+            "limit stopped it); AI Core code cannot recurse (pyasc compiles no recursive calls): "
+            f"write it as a loop [core {idx}, {os.path.basename(path)}:{last[(path, func)]}]")
 
 
 def _sanitize_partial(run: Run) -> None:

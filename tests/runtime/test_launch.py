@@ -317,3 +317,41 @@ def test_a_loops_trace_shares_its_recurring_events():
     copies = by_op["data_copy"]
     ub_sides = {id(e.writes) for e in copies if e.writes[0].space == "UB"}
     assert len(ub_sides) <= 4  # one per (slot, queue), not one per copy
+
+
+def _count_down(n: int) -> int:
+    return _count_down(n + 1)  # never stops: the recursion the emulator must name
+
+
+@asc.jit
+def _recursive(x: asc.GlobalAddress):
+    _count_down(0)
+
+
+@asc.jit
+def _inner(x: asc.GlobalAddress):
+    pass
+
+
+@asc.jit
+def _nested(x: asc.GlobalAddress):
+    _inner[1](x)
+
+
+def test_recursion_and_nested_launches_get_clear_errors_and_the_session_survives():
+    from ascendlab.errors import KernelRecursionError
+
+    x = np.zeros(16, np.float32)
+    with pytest.raises(KernelRecursionError) as e:
+        ascendlab.launch(_recursive, 1, x)
+    msg = str(e.value)
+    assert "_count_down() calls itself" in msg and "write it as a loop" in msg
+    assert "[core 0, test_launch.py:" in msg
+    assert isinstance(e.value, RecursionError)
+    with pytest.raises(LaunchError, match="a kernel cannot launch another kernel"):
+        ascendlab.launch(_nested, 1, x)
+    y = np.arange(2048, dtype=np.float32)
+    z = np.zeros_like(y)
+    run = ascendlab.launch(vadd_framework, 1, y, y, z, 2048, 256, 2)  # the session still works
+    assert run.error is None
+    np.testing.assert_array_equal(z, y + y)
