@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..runtime.chips import ChipSpec
-from .host_platform import DataType, MatrixTraverse, ScheduleType, TPosition
+from .host_platform import CubeFormat, DataType, MatrixTraverse, ScheduleType, TPosition
 from .tiling import (
     BIAS_ROW_BYTES,
     L0C_ELEM_BYTES,
@@ -49,7 +49,8 @@ class Settings:
 
     # position, format, data type, transposed: Ascend C's MatTilingType defaults (DT_FLOAT)
     types: dict[str, tuple] = field(default_factory=lambda: {
-        w: (TPosition.GM, 0, DataType.DT_FLOAT, False) for w in ("A", "B", "C", "Bias")})
+        w: (TPosition.GM, CubeFormat.ND, DataType.DT_FLOAT, False)
+        for w in ("A", "B", "C", "Bias")})
     org: tuple[int, int, int, int] | None = None  # m, n, ka, kb
     shape: tuple[int, int, int] | None = None  # set_shape m, n, k
     bias: bool = False
