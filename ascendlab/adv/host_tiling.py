@@ -268,8 +268,8 @@ class MatmulApiTilingBase:
 
     def set_batch_info_for_normal(self, batch_a: int, batch_b: int, m: int, n: int,
                                   k: int) -> int:
-        """NORMAL layout: A is (batch_a, 1, 1, m, k), B (batch_b, 1, 1, n, k), C (max batch, 1,
-        1, m, n) in the layout fields (Ascend C: SetBatchInfoForNormal)."""
+        """NORMAL layout: the layout fields (b, s, n, g, d) become A (batch_a, m, 1, 1, k), B
+        (batch_b, n, 1, 1, k), C (max batch, m, 1, 1, n) (Ascend C: SetBatchInfoForNormal)."""
         int32_args("set_batch_info_for_normal", batch_a=batch_a, batch_b=batch_b, m=m, n=n, k=k)
         s = self._s
         s.layouts = {"A": (batch_a, m, 1, 1, k), "B": (batch_b, n, 1, 1, k),
