@@ -1,6 +1,7 @@
 """asc.lib.host's enums and platform: Ascend C's matmul_tiling enums (names and values of
 matmul_tiling_base.h, as pyasc binds them in python/asc/lib/host/bindings/Enums.cpp) and
-`get_ascendc_platform()`. The tiling classes that use them are in host_tiling.py."""
+`get_ascendc_platform()`. The tiling classes that use them are in host_tiling.py,
+host_multicore.py and host_batch.py."""
 
 from __future__ import annotations
 
