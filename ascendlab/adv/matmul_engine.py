@@ -31,6 +31,51 @@ _as_strided = np.lib.stride_tricks.as_strided
 
 
 # ---- the cube-side engine: buffers, flags, one block ----------------------------------------
+class Flag:
+    """One Matmul buffer's flag from pipe `src` to pipe `dst`: its set_flag and wait_flag
+    events per slot (Sync key ("mm", engine uid, buffer, slot)), built once."""
+
+    __slots__ = ("c", "src", "dst", "sets", "waits", "args")
+
+    def __init__(self, c: CoreState, uid: int, src: str, dst: str, buf: str,
+                 slots: int) -> None:
+        self.c, self.src, self.dst = c, src, dst
+        keys = [("mm", uid, buf, s) for s in range(slots)]
+        self.sets = [_new(Sync, ("set", src, dst, k, False)) for k in keys]
+        self.waits = [_new(Sync, ("wait", src, dst, k, False)) for k in keys]
+        self.args = [(("event", f"{src}_{dst}"), ("event_id", s), ("adv", f"Matmul {buf}"))
+                     for s in range(slots)]
+
+    def set(self, slot: int, frame: Any) -> None:
+        emit(self.c, self.src, "set_flag", (), (), 0, "", 0, frame, self.sets[slot],
+             self.args[slot])
+
+    def wait(self, slot: int, frame: Any) -> None:
+        emit(self.c, self.dst, "wait_flag", (), (), 0, "", 0, frame, self.waits[slot],
+             self.args[slot])
+
+
+class Operand:
+    """A or B on one engine: its L1 slots (a round-robin tile cache) and L0A/L0B slots, the
+    state of each and the flags between MTE2, MTE1 and M that guard them."""
+
+    def __init__(self, c: CoreState, uid: int, which: str, l1: list[int], l1_bytes: int,
+                 l0: list[int]) -> None:
+        self.which = which
+        self.l1, self.l1_bytes, self.l0 = l1, l1_bytes, l0
+        self.l1_name, self.l0_name, self.space = f"mm.{which}1", f"mm.{which}2", f"L0{which}"
+        self.res: list[Any] = [None] * len(l1)  # slot -> key of the resident tile
+        self.next1 = 0  # the next L1 slot to load into
+        self.pending = [False] * len(l1)  # a load's RAW flag not yet consumed by MTE1
+        self.used1 = [False] * len(l1)  # a WAR flag to wait on before reloading
+        self.next2 = 0
+        self.used2 = [False] * len(l0)
+        self.l1_ready = Flag(c, uid, "MTE2", "MTE1", which + "1", len(l1))
+        self.l1_free = Flag(c, uid, "MTE1", "MTE2", which + "1", len(l1))
+        self.l0_ready = Flag(c, uid, "MTE1", "M", which + "2", len(l0))
+        self.l0_free = Flag(c, uid, "M", "MTE1", which + "2", len(l0))
+
+
 class Engine:
     """One Matmul configuration on one cube core: its L1/L0 buffers, tile cache and flags."""
 
@@ -48,54 +93,28 @@ class Engine:
         b2 = _ceil(p.base_k, c0b) * _ceil(p.base_n, 16) * bi
         c2 = _ceil(p.base_m, 16) * _ceil(p.base_n, 16) * 4
         what = f"asc.adv.Matmul buffers on cube core {server.idx}"
-        self.a1 = [reserve_top(server, "L1", _ceil(a1, FRACTAL), what, FRACTAL)
-                   for _ in range(p.l1_buffers_a)]
-        self.b1 = [reserve_top(server, "L1", _ceil(b1, FRACTAL), what, FRACTAL)
-                   for _ in range(p.l1_buffers_b)]
+        a1s = [reserve_top(server, "L1", _ceil(a1, FRACTAL), what, FRACTAL)
+               for _ in range(p.l1_buffers_a)]
+        b1s = [reserve_top(server, "L1", _ceil(b1, FRACTAL), what, FRACTAL)
+               for _ in range(p.l1_buffers_b)]
         self.bias1 = -1  # the bias row in L1, taken when a job first has a bias
         self.bias_bytes = _ceil(p.base_n * 4 * p.step_n, 64)
         self.what = what
-        self.a2 = [reserve_top(server, "L0A", _ceil(a2, FRACTAL), what, FRACTAL)
-                   for _ in range(p.db_l0a)]
-        self.b2 = [reserve_top(server, "L0B", _ceil(b2, FRACTAL), what, FRACTAL)
-                   for _ in range(p.db_l0b)]
+        a2s = [reserve_top(server, "L0A", _ceil(a2, FRACTAL), what, FRACTAL)
+               for _ in range(p.db_l0a)]
+        b2s = [reserve_top(server, "L0B", _ceil(b2, FRACTAL), what, FRACTAL)
+               for _ in range(p.db_l0b)]
         self.c2 = [reserve_top(server, "L0C", _ceil(c2, 1024), what, 1024)
                    for _ in range(p.db_l0c)]
-        self.sizes = {"A1": a1, "B1": b1, "A2": a2, "B2": b2, "CO1": c2}
-        # tile caches: slot -> key of the resident tile; round-robin victims
-        self.res_a: list[Any] = [None] * p.l1_buffers_a
-        self.res_b: list[Any] = [None] * p.l1_buffers_b
-        self.next_l1 = {"A": 0, "B": 0}  # the next L1 slot to load into
-        self.pending_a = [False] * p.l1_buffers_a  # a load's RAW flag not yet consumed by MTE1
-        self.pending_b = [False] * p.l1_buffers_b
-        self.used_a1 = [False] * p.l1_buffers_a  # a WAR flag to wait on before reloading
-        self.used_b1 = [False] * p.l1_buffers_b
-        self.next_a2 = self.next_b2 = self.next_c2 = 0
-        self.used_a2 = [False] * p.db_l0a
-        self.used_b2 = [False] * p.db_l0b
+        self.A = Operand(server, uid, "A", a1s, a1, a2s)
+        self.B = Operand(server, uid, "B", b1s, b1, b2s)
+        self.next_c2 = 0
         self.used_c2 = [False] * p.db_l0c
+        self.c2_ready = Flag(server, uid, "M", "FIX", "CO1", p.db_l0c)
+        self.c2_free = Flag(server, uid, "FIX", "M", "CO1", p.db_l0c)
         self.bias_used = False
-        self.flags: dict[tuple, tuple[Sync, Sync, tuple]] = {}
-
-    # ---- flags ---------------------------------------------------------------------------
-    def _flag(self, src: str, dst: str, buf: str, slot: int) -> tuple[Sync, Sync, tuple]:
-        key = (src, dst, buf, slot)
-        f = self.flags.get(key)
-        if f is None:
-            k = ("mm", self.uid, buf, slot)
-            f = self.flags[key] = (_new(Sync, ("set", src, dst, k, False)),
-                                   _new(Sync, ("wait", src, dst, k, False)),
-                                   (("event", f"{src}_{dst}"), ("event_id", slot),
-                                    ("adv", f"Matmul {buf}")))
-        return f
-
-    def set(self, src: str, dst: str, buf: str, slot: int, frame: Any) -> None:
-        s, _w, args = self._flag(src, dst, buf, slot)
-        emit(self.c, src, "set_flag", (), (), 0, "", 0, frame, s, args)
-
-    def wait(self, src: str, dst: str, buf: str, slot: int, frame: Any) -> None:
-        _s, w, args = self._flag(src, dst, buf, slot)
-        emit(self.c, dst, "wait_flag", (), (), 0, "", 0, frame, w, args)
+        self.bias_ready = Flag(server, uid, "MTE2", "M", "BIAS", 1)
+        self.bias_free = Flag(server, uid, "M", "MTE2", "BIAS", 1)
 
 
 def engine_for(mm: Matmul, frame: Any) -> Engine:

@@ -5,7 +5,7 @@ between MTE2, MTE1, M and FIX) and the float32 arithmetic they stand for.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,6 +15,9 @@ from ..runtime.dtypes import DataType
 from ..runtime.queue import reserve_top
 from ..runtime.tensor import GlobalTensor
 from .matmul_writeback import _ceil
+
+if TYPE_CHECKING:
+    from .matmul_engine import Operand
 
 
 class Schedule:
@@ -44,35 +47,38 @@ class Schedule:
         m0, n0 = mi * p.base_m, ni * p.base_n
         rows = min(p.base_m, self.m - m0)
         cols = min(p.base_n, self.n - n0)
+        A, B = eng.A, eng.B
         with on_core(self.server) as sv:
             cs = eng.next_c2
             eng.next_c2 = (cs + 1) % p.db_l0c
             if eng.used_c2[cs]:
-                eng.wait("FIX", "M", "CO1", cs, frame)
+                eng.c2_free.wait(cs, frame)
             eng.used_c2[cs] = True
             self.cslot = cs
             # the operands' float32 values (fp16 products are exact in float32), converted
             # once per launch and per content of their GM argument
             a, b = _f32(*self.operands[0][:4]), _f32(*self.operands[1][:4])
+            a, b = a[m0:m0 + rows], b[:, n0:n0 + cols]  # this block's rows and columns
             acc = np.zeros((rows, cols), np.float32)
             if self.bias:
                 self._load_bias(n0, cols, frame)
                 acc += _f32(*self.operands[2][:4])[0, n0:n0 + cols]
+            base_k, k = p.base_k, self.k
             for kk in range(self.k_iter):
-                k0 = kk * p.base_k
-                kl = min(p.base_k, self.k - k0)
-                sa = self._l1("A", mi, kk, frame)
-                sb = self._l1("B", ni, kk, frame)
-                pa = self._l0(sv, "A", sa, mi, kk, rows, kl, frame)
-                pb = self._l0(sv, "B", sb, ni, kk, kl, cols, frame)
-                eng.wait("MTE1", "M", "A2", pa, frame)
-                eng.wait("MTE1", "M", "B2", pb, frame)
-                acc += a[m0:m0 + rows, k0:k0 + kl] @ b[k0:k0 + kl, n0:n0 + cols]
+                k0 = kk * base_k
+                kl = min(base_k, k - k0)
+                sa = self._l1(A, mi, kk, frame)
+                sb = self._l1(B, ni, kk, frame)
+                pa = self._l0(sv, A, sa, mi, kk, rows, kl, frame)
+                pb = self._l0(sv, B, sb, ni, kk, kl, cols, frame)
+                A.l0_ready.wait(pa, frame)
+                B.l0_ready.wait(pb, frame)
+                acc += a[:, k0:k0 + kl] @ b[k0:k0 + kl]
                 self._mmad(sv, pa, pb, cs, rows, cols, kl, kk == 0, frame)
-                eng.set("M", "MTE1", "A2", pa, frame)
-                eng.set("M", "MTE1", "B2", pb, frame)
+                A.l0_free.set(pa, frame)
+                B.l0_free.set(pb, frame)
                 self._release_l1(kk, mi, ni, frame)
-            eng.set("M", "FIX", "CO1", cs, frame)
+            eng.c2_ready.set(cs, frame)
         self.acc = acc
         self.block = (m0, n0, rows, cols)
 
@@ -80,7 +86,7 @@ class Schedule:
         eng = self.eng
         sv = self.server
         if eng.bias_used:
-            eng.wait("M", "MTE2", "BIAS", 0, frame)
+            eng.bias_free.wait(0, frame)
         eng.bias_used = True
         if eng.bias1 < 0:
             eng.bias1 = reserve_top(sv, "L1", eng.bias_bytes, eng.what, 64)
@@ -90,96 +96,89 @@ class Schedule:
                                               a.name),),
              (access("L1", eng.bias1, _ceil(cols * 4, 32), "mm.bias"),), cols, "float32", 1,
              frame, None, (("adv", "Matmul bias"),))
-        eng.set("MTE2", "M", "BIAS", 0, frame)
-        eng.wait("MTE2", "M", "BIAS", 0, frame)
+        eng.bias_ready.set(0, frame)
+        eng.bias_ready.wait(0, frame)
 
-    def _l1(self, which: str, i: int, kk: int, frame: Any) -> int:
-        """The L1 slot holding the `which` ("A" or "B") tile of block row (A) or column (B) i
-        for K slice kk: reused while resident, else loaded (GM -> L1, ND -> NZ) into the next
-        slot once MTE1 has released it."""
-        eng, p, mm = self.eng, self.eng.plan, self.mm
-        if which == "A":
-            step, base, step_k, extent = p.step_m, p.base_m, p.step_ka, self.m
-            res, used, pending, bufs = eng.res_a, eng.used_a1, eng.pending_a, eng.a1
-        else:
-            step, base, step_k, extent = p.step_n, p.base_n, p.step_kb, self.n
-            res, used, pending, bufs = eng.res_b, eng.used_b1, eng.pending_b, eng.b1
+    def _l1(self, op: Operand, i: int, kk: int, frame: Any) -> int:
+        """The L1 slot holding op's (A or B) tile of block row (A) or column (B) i for K slice
+        kk: reused while resident, else loaded (GM -> L1, ND -> NZ) into the next slot once
+        MTE1 has released it."""
+        p = self.eng.plan
+        is_a = op.which == "A"
+        step, step_k = (p.step_m, p.step_ka) if is_a else (p.step_n, p.step_kb)
         key = (id(self), i // step, kk // step_k)
+        res, used = op.res, op.used1
         if key in res:  # still resident: reuse it
             s = res.index(key)
             if used[s]:  # its slot was released after an earlier use: take it back
-                eng.wait("MTE1", "MTE2", which + "1", s, frame)
+                op.l1_free.wait(s, frame)
                 used[s] = False
             return s
-        s = eng.next_l1[which]
-        eng.next_l1[which] = (s + 1) % len(res)
+        s = op.next1
+        op.next1 = (s + 1) % len(res)
         if used[s]:
-            eng.wait("MTE1", "MTE2", which + "1", s, frame)
+            op.l1_free.wait(s, frame)
             used[s] = False
         res[s] = key
+        base, extent = (p.base_m, self.m) if is_a else (p.base_n, self.n)
         g0 = (i // step) * step * base
         k0 = (kk // step_k) * step_k * p.base_k
         span = min(step * base, extent - g0)
         kl = min(step_k * p.base_k, self.k - k0)
-        if which == "A":  # rows g0.. of A (m x k)
-            self._nd2nz(mm.a_gm, self.lda, g0, k0, span, kl, mm.at, bufs[s], eng.sizes["A1"],
-                        "mm.A1", frame)
+        mm = self.mm
+        if is_a:  # rows g0.. of A (m x k)
+            self._nd2nz(mm.a_gm, self.lda, g0, k0, span, kl, mm.at, op, s, frame)
         else:  # columns g0.. of B (k x n)
-            self._nd2nz(mm.b_gm, self.ldb, k0, g0, kl, span, mm.bt, bufs[s], eng.sizes["B1"],
-                        "mm.B1", frame)
-        eng.set("MTE2", "MTE1", which + "1", s, frame)
-        pending[s] = True
+            self._nd2nz(mm.b_gm, self.ldb, k0, g0, kl, span, mm.bt, op, s, frame)
+        op.l1_ready.set(s, frame)
+        op.pending[s] = True
         return s
 
     def _nd2nz(self, g: GlobalTensor, ld: int, r0: int, c0_: int, rows: int, cols: int,
-               dt: DataType, addr: int, nbytes: int, name: str, frame: Any) -> None:
-        """The GM -> L1 (ND -> NZ) copy of a rows x cols tile starting at (r0, c0_): it fills
-        the whole L1 tile (NZ fractals padded with zeros)."""
+               dt: DataType, op: Operand, slot: int, frame: Any) -> None:
+        """The GM -> L1 (ND -> NZ) copy of a rows x cols tile starting at (r0, c0_) into op's
+        L1 slot: it fills the whole L1 tile (NZ fractals padded with zeros)."""
         isz = dt.itemsize
         a = g.alloc
         start = g.offset + (r0 * ld + c0_) * isz
         emit(self.server, "MTE2", "data_copy",
              (access("GM", a.base + start, cols * isz, a.name, rows, ld * isz),),
-             (access("L1", addr, nbytes, name),), rows * cols, dt.name, rows, frame, None,
-             (("adv", "Matmul ND2NZ"), ("rows", rows), ("cols", cols)))
+             (access("L1", op.l1[slot], op.l1_bytes, op.l1_name),), rows * cols, dt.name,
+             rows, frame, None, (("adv", "Matmul ND2NZ"), ("rows", rows), ("cols", cols)))
 
-    def _l0(self, sv: CoreState, which: str, s1: int, i: int, kk: int, rows: int, cols: int,
+    def _l0(self, sv: CoreState, op: Operand, s1: int, i: int, kk: int, rows: int, cols: int,
             frame: Any) -> int:
-        """load_data of one slice from L1 slot s1 into the next L0A/L0B slot."""
-        eng, p = self.eng, self.eng.plan
+        """load_data of one slice from op's L1 slot s1 into its next L0A/L0B slot."""
+        p = self.eng.plan
+        slot = op.next2
+        op.next2 = (slot + 1) % len(op.l0)
         # the slice's place in the NZ tile: column blocks of c0 elements (32 B per row), each
         # as tall as the tile's rows rounded up to 16
-        if which == "A":
-            slot = eng.next_a2
-            eng.next_a2 = (slot + 1) % p.db_l0a
-            used, pend, l0, l1 = eng.used_a2, eng.pending_a, eng.a2, eng.a1
-            dt, space, c0 = self.mm.at, "L0A", 32 // self.mm.at.itemsize
+        if op.which == "A":
+            dt = self.mm.at
+            c0 = 32 // dt.itemsize
             frac = -(-rows // 16) * -(-cols // c0)
             tall = _ceil(p.step_m * p.base_m, 16)
             sub = (kk % p.step_ka) * (p.base_k // c0) * tall * 32 + (i % p.step_m) * p.base_m * 32
-            src = (l1[s1] + sub, _ceil(rows, 16) * 32, -(-cols // c0), tall * 32)
         else:
-            slot = eng.next_b2
-            eng.next_b2 = (slot + 1) % p.db_l0b
-            used, pend, l0, l1 = eng.used_b2, eng.pending_b, eng.b2, eng.b1
-            dt, space, c0 = self.mm.bt, "L0B", 32 // self.mm.bt.itemsize
+            dt = self.mm.bt
+            c0 = 32 // dt.itemsize
             frac = -(-rows // c0) * -(-cols // 16)
             tall = _ceil(p.step_kb * p.base_k, 16)
             sub = (i % p.step_n) * (p.base_n // c0) * tall * 32 + (kk % p.step_kb) * p.base_k * 32
-            src = (l1[s1] + sub, _ceil(rows, 16) * 32, -(-cols // c0), tall * 32)
-        buf = which + "2"
-        if used[slot]:
-            eng.wait("M", "MTE1", buf, slot, frame)
-        used[slot] = True
-        if pend[s1]:
-            eng.wait("MTE2", "MTE1", which + "1", s1, frame)
-            pend[s1] = False
+        if op.used2[slot]:
+            op.l0_free.wait(slot, frame)
+        op.used2[slot] = True
+        if op.pending[s1]:
+            op.l1_ready.wait(s1, frame)
+            op.pending[s1] = False
         nbytes = frac * FRACTAL
         emit(sv, "MTE1", "load_data",
-             (access("L1", src[0], src[1], f"mm.{which}1", src[2], src[3]),),
-             (access(space, l0[slot], nbytes, f"mm.{buf}"),), nbytes // dt.itemsize, dt.name,
-             frac, frame, None, (("adv", "Matmul"), ("fractals", frac)))
-        eng.set("MTE1", "M", buf, slot, frame)
+             (access("L1", op.l1[s1] + sub, _ceil(rows, 16) * 32, op.l1_name, -(-cols // c0),
+                     tall * 32),),
+             (access(op.space, op.l0[slot], nbytes, op.l0_name),), nbytes // dt.itemsize,
+             dt.name, frac, frame, None, (("adv", "Matmul"), ("fractals", frac)))
+        op.l0_ready.set(slot, frame)
         return slot
 
     def _mmad(self, sv: CoreState, pa: int, pb: int, cs: int, m: int, n: int, k: int,
@@ -190,8 +189,8 @@ class Schedule:
         m1, n1, k1 = -(-m // 16), -(-n // 16), -(-k // c0)
         a_bytes, b_bytes = m1 * k1 * FRACTAL, k1 * n1 * FRACTAL
         c_acc = access("L0C", eng.c2[cs], m1 * n1 * 1024, "mm.CO1")
-        reads = (access("L0A", eng.a2[pa], a_bytes, "mm.A2"),
-                 access("L0B", eng.b2[pb], b_bytes, "mm.B2"))
+        reads = (access("L0A", eng.A.l0[pa], a_bytes, "mm.A2"),
+                 access("L0B", eng.B.l0[pb], b_bytes, "mm.B2"))
         bias_first = first and self.bias
         if bias_first:
             reads += (access("L1", eng.bias1, _ceil(n * 4, 32), "mm.bias"),)
@@ -201,23 +200,20 @@ class Schedule:
              (("m", m), ("n", n), ("k", k), ("init", first), ("rate", _MMAD_RATE[at.name]),
               ("adv", "Matmul")))
         if bias_first:
-            eng.set("M", "MTE2", "BIAS", 0, frame)
+            eng.bias_free.set(0, frame)
 
     def _release_l1(self, kk: int, mi: int, ni: int, frame: Any) -> None:
         """After the last slice of an L1 tile for this block, let MTE2 reuse its slot (the
         tile stays cached until the slot is taken)."""
         eng, p = self.eng, self.eng.plan
         last_k = kk == self.k_iter - 1
-        if last_k or (kk + 1) % p.step_ka == 0:
-            s = eng.res_a.index((id(self), mi // p.step_m, kk // p.step_ka))
-            if not eng.used_a1[s]:
-                eng.set("MTE1", "MTE2", "A1", s, frame)
-                eng.used_a1[s] = True
-        if last_k or (kk + 1) % p.step_kb == 0:
-            s = eng.res_b.index((id(self), ni // p.step_n, kk // p.step_kb))
-            if not eng.used_b1[s]:
-                eng.set("MTE1", "MTE2", "B1", s, frame)
-                eng.used_b1[s] = True
+        for op, i, step, step_k in ((eng.A, mi, p.step_m, p.step_ka),
+                                    (eng.B, ni, p.step_n, p.step_kb)):
+            if last_k or (kk + 1) % step_k == 0:
+                s = op.res.index((id(self), i // step, kk // step_k))
+                if not op.used1[s]:
+                    op.l1_free.set(s, frame)
+                    op.used1[s] = True
 
 
 def _gm_matrix(g: GlobalTensor, rows: int, cols: int, ld: int) -> np.ndarray:

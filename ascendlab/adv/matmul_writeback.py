@@ -76,7 +76,7 @@ class WriteBack:
                  out: np.ndarray, atomic: bool, frame: Any) -> None:
         eng = self.eng
         rows, cols = out.shape
-        eng.wait("M", "FIX", "CO1", self.cslot, frame)
+        eng.c2_ready.wait(self.cslot, frame)
         isz = g.dtype.itemsize
         start = g.offset + (r0 * ld + c0_) * isz
         end = start + ((rows - 1) * ld + cols) * isz
@@ -102,7 +102,7 @@ class WriteBack:
              rows * cols, g.dtype.name, rows, frame, None,
              (("adv", "Matmul"), ("atomic", atomic), ("quant", "F322F16" if isz == 2 else
                                                       "NoQuant")))
-        eng.set("FIX", "M", "CO1", self.cslot, frame)
+        eng.c2_free.set(self.cslot, frame)
 
     def _to_ub(self, dst: LocalTensor, out: np.ndarray, rows: int, cols: int, m0: int, n0: int,
                whole: bool, notify: bool, frame: Any) -> None:
