@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..runtime.trace import Run
 from . import svg
 from .colors import UNTOUCHED_COLOR, core_color
@@ -113,17 +115,19 @@ class TilingView(View):
 
 
 def _hatch(ax: Any, shared: list[Tile]) -> None:
-    """Shared tiles hatched in their second core's colour: one collection per colour."""
-    from matplotlib.collections import PatchCollection
-    from matplotlib.patches import Rectangle
+    """Shared tiles hatched in their second core's colour: one PolyCollection per colour,
+    its quads built as one array (no artist or patch object per rectangle)."""
+    from matplotlib.collections import PolyCollection
 
     by_color: dict[str, list] = {}
     for tile in shared:
-        by_color.setdefault(core_color(tile.cores[1]), []).extend(
-            Rectangle((c, r), nc, nr) for r, c, nr, nc in tile.rects)
+        by_color.setdefault(core_color(tile.cores[1]), []).extend(tile.rects)
     for color, rects in by_color.items():
-        ax.add_collection(PatchCollection(rects, facecolor="none", edgecolor=color,
-                                          hatch="//", linewidth=0))
+        r, c, nr, nc = np.array(rects, dtype=np.float64).T
+        quads = np.stack([np.stack([c, r], 1), np.stack([c + nc, r], 1),
+                          np.stack([c + nc, r + nr], 1), np.stack([c, r + nr], 1)], 1)
+        ax.add_collection(PolyCollection(quads, facecolor="none", edgecolor=color,
+                                         hatch="//", linewidth=0))
 
 
 def _tensor_svg(run: Run, t: TensorTiling, selected: int | None, max_tiles: int) -> str:

@@ -163,3 +163,15 @@ def test_huge_tensor_cells_aggregate_several_elements():
     per_cell = touches[: rows * cols].reshape(rows, cols)[:, ::t.cell]  # a cell's 1st element
     np.testing.assert_array_equal(t.touches, per_cell[:, : t.cells[1]])
     assert t.coverage == float((per_cell[:, : t.cells[1]] > 0).mean())
+
+
+def test_figure_draws_images_and_one_collection_per_hatch_colour(matmul):
+    """No artist per tile: each tensor is one image; shared tiles one hatched collection per
+    colour whose quads are the tiles' rectangles."""
+    fig = viz.tiling(matmul).figure()
+    a_ax, b_ax, c_ax = fig.axes
+    assert [len(ax.images) for ax in fig.axes] == [1, 1, 1]
+    assert not a_ax.collections and not c_ax.collections and not b_ax.patches
+    (hatched,) = b_ax.collections  # B is shared by cores 0 and 1
+    (quad,) = hatched.get_paths()
+    np.testing.assert_array_equal(quad.vertices[:4], [[0, 0], [48, 0], [48, 64], [0, 64]])
