@@ -1,5 +1,6 @@
 """The cube-side engine of asc.adv.Matmul (matmul.py): one tiling's L1/L0 buffers, tile
-cache and pipe flags on a cube core (Engine), and one iterate_all / iterate sequence of a
+cache and pipe flags on a cube core (Engine; A's and B's state in an Operand each, every flag's
+set/wait events built once in a Flag), and one iterate_all / iterate sequence of a
 client (Job) with the cross-core messages of MIX kernels. Per block, the traced GM -> L1 ->
 L0A/L0B -> mmad -> L0C schedule is Job's Schedule half in matmul_schedule.py; the write-back
 (fixpipe, the copy of C into UB) its WriteBack half in matmul_writeback.py. docs/adv.md has
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from .matmul import Matmul
 
 _new = tuple.__new__
-_as_strided = np.lib.stride_tricks.as_strided
 
 
 # ---- the cube-side engine: buffers, flags, one block ----------------------------------------
