@@ -26,9 +26,9 @@ computes, and its `mm_done` (on FIX, after the write-back) releases the client's
 `mm_wait_result`. C in UB (VECCALC) goes through the register_matmul workspace: the cube core
 writes each block there, the client copies it into its UB tensor (MTE2) and flags MTE2 -> V.
 
-The cube-side schedule is in matmul_engine.py. Not emulated (raise NotImplementedError):
-transposed A or B, NZ inputs, A/B outside GM, asynchronous iterate (sync=False), batch
-iterate, quantisation, split-K across cores.
+The cube-side schedule is in matmul_engine.py and matmul_schedule.py. Not emulated (raise
+NotImplementedError): transposed A or B, NZ inputs, A/B outside GM, asynchronous iterate
+(sync=False), batch iterate, quantisation, split-K across cores.
 """
 
 from __future__ import annotations
