@@ -28,7 +28,8 @@ matmul_schedule.py: GM -> L1 ND2NZ, load_data, mmad, fixpipe, with their flags),
 batch, so the cost model and the sanitizer see every instruction. Where the emulator departs
 from Ascend C: Ascend C copies all batches of A and of B into L1 with one ND2NZ each before the
 products; the emulator loads each product's tiles as iterate_all does (more, smaller MTE2
-copies, the same bytes for batch_a == batch_b; a broadcast operand is loaded once per product).
+copies; when a product's operands fit L1, the same GM bytes for batch_a == batch_b, while a
+broadcast operand is read once per product instead of once per call).
 
 Not emulated (NotImplementedError naming it): the BSNGD, SBNGD and BNGS1S2 layouts, C in UB
 (en_sequential_write=True), en_partial_sum=True, en_atomic 2/3 (max/min), a bias, sync=False,
@@ -73,9 +74,10 @@ def _layout(mm: Matmul, frame: Any) -> None:
         raw = t.layout
         mode = LayoutMode(int(raw)) if raw is not None else LayoutMode.NONE
         if mode == LayoutMode.NONE:
-            raise LaunchError(f"Matmul.iterate_batch: MatmulType {role} has layout NONE; a "
-                              f"batched Matmul needs a LayoutMode (NORMAL, BSNGD, SBNGD or "
-                              f"BNGS1S2) in asc.adv.MatmulType(..., layout) {where(frame)}")
+            raise LaunchError(f"Matmul.iterate_batch: MatmulType {role} has layout NONE "
+                              f"(Ascend C's Matmul server skips such a call: C stays unwritten); "
+                              f"give asc.adv.MatmulType(..., layout) a LayoutMode (NORMAL, "
+                              f"BSNGD, SBNGD or BNGS1S2) {where(frame)}")
         if mode not in _EMULATED:
             raise NotImplementedError(f"Matmul.iterate_batch: layout {mode.name} (MatmulType "
                                       f"{role}) is not emulated; emulated: NORMAL "

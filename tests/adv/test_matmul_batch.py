@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import ascendlab.asc as asc
+import ascendlab.asc.lib.host as host
 from ascendlab.adv.matmul_batch import LayoutMode
 from ascendlab.analysis.sanitizer import sanitize
 from ascendlab.errors import LaunchError, OutOfBoundsError
@@ -123,6 +124,40 @@ def test_normal_layout_against_numpy(m, k, n, batch_a, batch_b):
     assert ops["fixpipe"] == max(batch_a, batch_b) * blocks
     assert ops["mmad"] >= max(batch_a, batch_b) * blocks
     assert {e.pipe for e in run.trace if e.op == "mmad"} == {"M"}
+
+
+def test_batch_matmul_tiling_for_normal():
+    """The tiling from asc.lib.host.BatchMatmulTiling with set_batch_info_for_normal (Ascend
+    C's host side of a NORMAL batch): one core, single shape = org shape."""
+    m, k, n, batch_a, batch_b = 48, 64, 32, 2, 4
+    t = host.BatchMatmulTiling(host.get_ascendc_platform())
+    for setter in (t.set_a_type, t.set_b_type):
+        setter(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
+    t.set_c_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT)
+    t.set_shape(m, n, k)
+    t.set_org_shape(m, n, k)
+    t.set_batch_info_for_normal(batch_a, batch_b, m, n, k)
+    t.set_buffer_space(-1, -1, -1)
+    tiling = asc.adv.TCubeTiling()
+    assert t.get_tiling(tiling) == 0 and tiling.used_core_num == 1
+    a = _ints((batch_a, m, k), "float16", 8)
+    b = _ints((batch_b, k, n), "float16", 9)
+    c = np.zeros((batch_b, m, n), np.float32)
+    run = bmm_cube_only[1](a, b, c, tiling, batch_a, batch_b, 0, 0, int(LayoutMode.NORMAL))
+    np.testing.assert_array_equal(c, reference(a, b, batch_a, batch_b))
+    assert not sanitize(run)
+
+
+@pytest.mark.parametrize("batch_a,batch_b", [(2, 2), (1, 4)])
+def test_gm_bytes_loaded_per_product(batch_a, batch_b):
+    """The trace's GM -> L1 loads: every product's A and B once (they fit L1), so a broadcast
+    operand is read once per product (Ascend C reads it once per call: a documented
+    departure)."""
+    m = k = n = 64
+    run, _, _, _ = run_cube_only(m, k, n, batch_a, batch_b)
+    gm = sum(a.nbytes * a.count for e in run.trace if e.op == "data_copy" and e.pipe == "MTE2"
+             for a in e.reads if a.space == "GM")
+    assert gm == max(batch_a, batch_b) * (m * k + k * n) * 2
 
 
 def test_fp32_and_matrix_stride():
