@@ -151,15 +151,15 @@ def _run(mm: Matmul, c: Any, frame: Any, batch_a: Any, batch_b: Any, en_sequenti
     sc = org_m * first.ldc
     out = as_global(c, "Matmul.iterate_batch output")
     a_gm, b_gm = mm.a_gm, mm.b_gm
-    jobs = []  # kept alive: a Job's id keys its L1 tiles in the engine's cache
+    jobs = [first]  # kept alive: a Job's id keys its L1 tiles in the engine's cache
+    first.request(frame)
     for i in range(batch):
-        one = copy.copy(mm)  # this product's operands; everything else shared
-        one.a_gm = a_gm._view(i // (batch // ba) * sa)
-        one.b_gm = b_gm._view(i // (batch // bb) * sb)
-        job = Job(one, frame)
-        jobs.append(job)
-        if i == 0:
-            job.request(frame)
+        if i:  # product 0 is `first` (the operands as set); the others start further on
+            one = copy.copy(mm)  # this product's operands; everything else shared
+            one.a_gm = a_gm._view(i // (batch // ba) * sa)
+            one.b_gm = b_gm._view(i // (batch // bb) * sb)
+            jobs.append(Job(one, frame))
+        job = jobs[-1]
         dst = out._view(i * sc)
         for count in range(job.blocks):
             job.compute(count, frame)
