@@ -9,8 +9,10 @@ For each shape and repeat, interleaved so that all see the same machine load:
                 one_blas_thread)
   pool          (--pool) the same launch with numpy's BLAS thread pool left at its default
   numpy 1 thr.  a.astype(float32) @ b.astype(float32) with BLAS limited to one thread
-Prints min and median seconds and the ratios emulated / numpy and pool / emulated. Issue 16's
-targets: 1024^3 at most 4x numpy (1 thread); 3072x1024x3072 at most 1.5 s.
+Prints min and median wall seconds (and the emulation's CPU seconds: on a loaded shared
+machine wall time also counts the waits for a core, CPU time only the work) and the ratios
+emulated / numpy and pool / emulated. Issue 16's targets: 1024^3 at most 4x numpy (1 thread);
+3072x1024x3072 at most 1.5 s.
 """
 
 from __future__ import annotations
@@ -34,14 +36,15 @@ from tests.adv.matmul_kernels import host_tiling, mm_cube_only, operands  # noqa
 CHIP = "Ascend910B2"
 
 
-def _emulate(a, b, c, bias, tiling, pool: bool) -> float:
+def _emulate(a, b, c, bias, tiling, pool: bool) -> tuple[float, float]:
+    """(wall, CPU) seconds of one launch."""
     saved = getattr(_launch, "one_blas_thread", None)  # None: a version without it
     if pool and saved is not None:
         _launch.one_blas_thread = contextlib.nullcontext
     try:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         mm_cube_only[tiling.used_core_num](a, b, c, bias, tiling)
-        return time.perf_counter() - t0
+        return time.perf_counter() - t0, time.process_time() - c0
     finally:
         if saved is not None:
             _launch.one_blas_thread = saved
@@ -66,16 +69,19 @@ def bench(m: int, k: int, n: int, repeat: int, with_pool: bool) -> None:
     _emulate(a, b, c, bias, tiling, False)  # warm up (compiles the kernel)
     if not np.array_equal(c, a.astype(np.float32) @ b.astype(np.float32)):  # no bias
         raise SystemExit("wrong result")
-    emu, pool, ref = [], [], []
+    emu, cpu, pool, ref = [], [], [], []
     for _ in range(repeat):
-        emu.append(_emulate(a, b, c, bias, tiling, False))
+        wall, used = _emulate(a, b, c, bias, tiling, False)
+        emu.append(wall)
+        cpu.append(used)
         if with_pool:
-            pool.append(_emulate(a, b, c, bias, tiling, True))
+            pool.append(_emulate(a, b, c, bias, tiling, True)[0])
         ref.append(_numpy(a, b))
     ratios = [e / r for e, r in zip(emu, ref)]
     print(f"Matmul fp16 {m}x{k} @ {k}x{n} -> fp32, {tiling.used_core_num} blocks on {CHIP} "
           f"({len(ascendlab.last_run().trace):,} events)")
     print(_line("emulated", emu))
+    print(_line("  its CPU time", cpu))
     if pool:
         print(_line("pool", pool))
     print(_line("numpy 1 thr.", ref))

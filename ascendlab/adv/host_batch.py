@@ -4,7 +4,7 @@
 It is MatmulApiTilingBase with one core (Ascend C's blockDim stays 1: the class has no set_dim)
 and its own `get_core_num`. The batch layout setters (`set_a/b/c_layout`, `set_batch_num`,
 `set_batch_info_for_normal`) are the base class's: their values are copied into the tiling.
-The kernel-side IterateBatch is not emulated.
+The kernel side is Matmul.iterate_batch (matmul_batch.py: the NORMAL layout).
 """
 
 from __future__ import annotations

@@ -26,9 +26,10 @@ computes, and its `mm_done` (on FIX, after the write-back) releases the client's
 `mm_wait_result`. C in UB (VECCALC) goes through the register_matmul workspace: the cube core
 writes each block there, the client copies it into its UB tensor (MTE2) and flags MTE2 -> V.
 
-The cube-side schedule is in matmul_engine.py. Not emulated (raise NotImplementedError):
-transposed A or B, NZ inputs, A/B outside GM, asynchronous iterate (sync=False), batch
-iterate, quantisation, split-K across cores.
+The cube-side schedule is in matmul_engine.py and matmul_schedule.py. Not emulated (raise
+NotImplementedError): transposed A or B, NZ inputs, A/B outside GM, asynchronous iterate
+(sync=False), quantisation, split-K across cores. iterate_batch (NORMAL layout) is in
+matmul_batch.py.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from ..runtime.enums import CubeFormat, TPosition
 from ..runtime.structs import TCubeTiling
 from ..runtime.tensor import GlobalTensor
 from . import tiling as host_tiling
+from .matmul_batch import iterate_batch as _iterate_batch
 from .matmul_engine import Engine, Job, Loop, engine_for
 from .matmul_writeback import as_global, where
 
@@ -266,6 +268,8 @@ class Matmul:
                               f"call it once per iterate() pass {where(frame)}")
         loop.job.write(dst, loop.current, bool(int(en_atomic)), bool(en_sequential_write), frame)
         loop.fetched = True
+
+    iterate_batch = _iterate_batch  # batched products, NORMAL layout (matmul_batch.py)
 
     def end(self) -> None:
         """Release the Matmul (pyasc: required before another Matmul object computes)."""

@@ -76,7 +76,7 @@ class WriteBack:
                  out: np.ndarray, atomic: bool, frame: Any) -> None:
         eng = self.eng
         rows, cols = out.shape
-        eng.wait("M", "FIX", "CO1", self.cslot, frame)
+        eng.c2_ready.wait(self.cslot, frame)
         isz = g.dtype.itemsize
         start = g.offset + (r0 * ld + c0_) * isz
         end = start + ((rows - 1) * ld + cols) * isz
@@ -102,26 +102,15 @@ class WriteBack:
              rows * cols, g.dtype.name, rows, frame, None,
              (("adv", "Matmul"), ("atomic", atomic), ("quant", "F322F16" if isz == 2 else
                                                       "NoQuant")))
-        eng.set("FIX", "M", "CO1", self.cslot, frame)
+        eng.c2_free.set(self.cslot, frame)
 
     def _to_ub(self, dst: LocalTensor, out: np.ndarray, rows: int, cols: int, m0: int, n0: int,
                whole: bool, notify: bool, frame: Any) -> None:
+        """The block through the GM workspace into UB tensor dst: the cube core fixpipes it
+        there, the client copies it into dst."""
         mm, eng = self.mm, self.eng
         cl = self.client
-        if cl.chip.layout == "separated" and cl.kind != "aiv":
-            raise LaunchError(f"Matmul: C in UB needs a vector core; this is cube core "
-                              f"{cl.idx} {where(frame)}")
-        if dst.space != "UB":
-            raise TypeError(f"Matmul: a LocalTensor output must be in UB (VECCALC/VECIN/VECOUT), "
-                            f"got {dst.describe()} {where(frame)}")
-        if dst.dtype != mm.ct:
-            raise TypeError(f"Matmul: C is {mm.ct.name} but {dst.describe()} is "
-                            f"{dst.dtype.name} {where(frame)}")
-        ws = mm.workspace
-        if ws is None:
-            raise LaunchError(f"Matmul: C in UB goes through a GM workspace; pass one to "
-                              f"register_matmul(pipe, workspace, mm, tiling) or call "
-                              f"asc.set_sys_workspace(ws) {where(frame)}")
+        ws = self._ub_checks(dst, frame)
         p = eng.plan
         isz = mm.ct.itemsize
         ld = p.base_n
@@ -143,6 +132,33 @@ class WriteBack:
             self._fixpipe(sv, wg, r0, c0_, ld, out, False, frame)
             if notify:
                 self._done(frame)
+        self._copy_in(dst, wg, r0, c0_, ld, rows, cols, frame)
+
+    def _ub_checks(self, dst: LocalTensor, frame: Any) -> Any:
+        """C in UB needs a vector core, a UB tensor of C's type and a workspace (returned)."""
+        mm, cl = self.mm, self.client
+        if cl.chip.layout == "separated" and cl.kind != "aiv":
+            raise LaunchError(f"Matmul: C in UB needs a vector core; this is cube core "
+                              f"{cl.idx} {where(frame)}")
+        if dst.space != "UB":
+            raise TypeError(f"Matmul: a LocalTensor output must be in UB (VECCALC/VECIN/VECOUT), "
+                            f"got {dst.describe()} {where(frame)}")
+        if dst.dtype != mm.ct:
+            raise TypeError(f"Matmul: C is {mm.ct.name} but {dst.describe()} is "
+                            f"{dst.dtype.name} {where(frame)}")
+        ws = mm.workspace
+        if ws is None:
+            raise LaunchError(f"Matmul: C in UB goes through a GM workspace; pass one to "
+                              f"register_matmul(pipe, workspace, mm, tiling) or call "
+                              f"asc.set_sys_workspace(ws) {where(frame)}")
+        return ws
+
+    def _copy_in(self, dst: LocalTensor, wg: GlobalTensor, r0: int, c0_: int, ld: int,
+                 rows: int, cols: int, frame: Any) -> None:
+        """The client's MTE2 copy of its block from the workspace wg into dst, fenced before
+        and handed to V after."""
+        mm, cl = self.mm, self.client
+        isz = mm.ct.itemsize
         # the client copies its block out of the workspace (MTE2), then hands it to V
         hi = ((r0 + rows - 1) * ld + c0_ + cols) * isz
         lo = (r0 * ld + c0_) * isz
@@ -154,7 +170,7 @@ class WriteBack:
             s_, w_, args_ = _ub_fence(src_pipe)
             emit(cl, src_pipe, "set_flag", (), (), 0, "", 0, frame, s_, args_)
             emit(cl, "MTE2", "wait_flag", (), (), 0, "", 0, frame, w_, args_)
-        a = ws.alloc
+        a = wg.alloc  # the workspace's argument
         src = _as_strided(a.buf[a.idx0 + wg.offset + lo:], shape=(rows, cols * isz),
                           strides=(ld * isz, 1), writeable=False)
         mem = cl.mem("UB")

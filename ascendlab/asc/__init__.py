@@ -114,6 +114,12 @@ from ..runtime.vector_rows import (
     pair_reduce_sum,
     repeat_reduce_sum,
 )
+
+# py-batch: the batched Matmul's operand layouts (Matmul.iterate_batch)
+# isort: off
+from ..adv.matmul_batch import LayoutMode
+# isort: on
+
 from . import adv, lib, runtime  # noqa: F401 - asc.adv, asc.lib.runtime, asc.runtime.config
 from ._unemulated import UNEMULATED as _UNEMULATED
 from ._unemulated import unemulated as _unemulated

@@ -1,5 +1,5 @@
-"""The cube path (AIC): ND->NZ copy into L1, load_data (L1 -> L0A/L0B), mmad; fixpipe (L0C -> GM)
-is in cube_fixpipe.py.
+"""The cube path (AIC): load_data (L1 -> L0A/L0B), mmad; the ND->NZ copy into L1 is in
+cube_nd2nz.py and fixpipe (L0C -> GM) in cube_fixpipe.py (both importable from here).
 
 Fractal layouts (ADK Mmad.md; c0 = 32 B / sizeof(T): 16 for fp16, 8 for fp32, 32 for int8):
 
@@ -28,7 +28,7 @@ from . import core as _core
 from .core import access, emit
 from .dma import _blocks, _gm_span, _local_span
 from .enums import TPosition
-from .params import LoadData2DParams, MmadParams, Nd2NzParams
+from .params import LoadData2DParams, MmadParams
 from .tensor import GlobalTensor, LocalTensor, check_core_kind, require_global, require_local
 from .trace import register_op
 
@@ -41,9 +41,6 @@ _getframe = sys._getframe
 _as_strided = np.lib.stride_tricks.as_strided
 
 FRACTAL = 512  # bytes of one L0A/L0B fractal (LoadData2D unit)
-_L1_POS = frozenset({TPosition.A1, TPosition.B1, TPosition.C1})
-_ND2NZ_TYPES = frozenset({"int8", "uint8", "int16", "uint16", "int32", "uint32", "float16",
-                          "float32"})
 # (fm dtype, filter dtype) -> dst dtype (ADK Mmad.md, table for Atlas A2; bf16/int4 do not
 # exist in pyasc).
 _MMAD_TYPES = {("float16", "float16"): "float32", ("float32", "float32"): "float32",
@@ -97,96 +94,12 @@ def _nop(c: Any, pipe: str, op: str, dtype: str, frame: Any, args: tuple) -> Non
     emit(c, pipe, op, (), (), 0, dtype, 0, frame, None, args)
 
 
-# ---- GM -> L1 with ND -> NZ conversion ------------------------------------------------------
-def copy_nd2nz(dst: Any, src: Any, p: Nd2NzParams, frame: Any) -> None:
-    """data_copy(dst_L1, src_GM, Nd2NzParams): GM (ND, row-major) -> L1 (NZ), pipe MTE2.
-
-    For matrix k < nd_num, row n < n_value, column d < d_value the element at GM
-    k*src_nd_matrix_stride + n*src_d_value + d (elements) lands at L1 element
-    k*dst_nz_matrix_stride + (d // c0)*dst_nz_c0_stride*c0 + n*dst_nz_n_stride*c0 + d % c0
-    (c0 = 32 B / sizeof; the two nz strides count 32 B units). The last partial 32 B unit of
-    each row is zero-filled up to 32 B (CCE copy_gm_to_cbuf_multi_nd2nz). nd_num, n_value or
-    d_value 0 is a no-op.
-
-    Limitations: rows of the NZ fractals past n_value (up to 16) are not written (they keep
-    what L1 held; the hardware does not write them either as far as the docs say). GM -> UB
-    (VECIN) ND2NZ, which on 910B uses an 8 KB UB scratch, is not emulated. Overlapping
-    destinations are written in numpy order (the hardware gives no order).
-    """
-    op = "data_copy"
-    c = _core.current or _core.core()
-    if type(dst) is LocalTensor and dst.space == "UB":
-        raise NotImplementedError("data_copy with Nd2NzParams into UB (VECIN) is not emulated; "
-                                  f"emulated: GM -> L1 (A1/B1/C1) {_core.where(c, frame)}")
-    if type(src) is not GlobalTensor or type(dst) is not LocalTensor:
-        raise NotImplementedError(f"data_copy with Nd2NzParams: only GM (GlobalTensor) -> L1 "
-                                  f"(LocalTensor in A1/B1/C1) is emulated, got "
-                                  f"{type(src).__name__} -> {type(dst).__name__} "
-                                  f"{_core.where(c, frame)}")
-    check_core_kind(c, "L1", "data_copy (ND2NZ)", frame)
-    dst = require_local(op, dst, "dst")
-    src = require_global(op, src, "src")
-    _check_pos(c, "data_copy (ND2NZ)", dst, "dst", _L1_POS, frame)
-    dt = dst.dtype
-    if src.dtype is not dt and src.dtype != dt:
-        raise DTypeError(f"data_copy (ND2NZ): dst is {dt.name} but src is {src.dtype.name}; "
-                         f"data_copy does not convert {_core.where(c, frame)}")
-    if dt.name not in _ND2NZ_TYPES:
-        raise DTypeError(f"data_copy (ND2NZ): {dt.name} is not supported; supported: "
-                         f"{', '.join(sorted(_ND2NZ_TYPES))} {_core.where(c, frame)}")
-    nd, nv, dv, snd, sdv, c0s, ns, dms = _fields(p)
-    for name, v, lo, hi in (("nd_num", nd, 0, 4095), ("n_value", nv, 0, 16384),
-                            ("d_value", dv, 0, 65535), ("src_nd_matrix_stride", snd, 0, 65535),
-                            ("src_d_value", sdv, 1, 65535), ("dst_nz_c0_stride", c0s, 1, 16384),
-                            ("dst_nz_n_stride", ns, 1, 16384),
-                            ("dst_nz_matrix_stride", dms, 0, 65535)):
-        _check_range(c, "data_copy", "Nd2NzParams", name, v, lo, hi, frame)
-    _check_align(c, "data_copy (ND2NZ)", dst, "dst", 32, frame)
-    args = (("params", tuple(p)),)
-    if not (nd and nv and dv):
-        _nop(c, "MTE2", op, dt.name, frame, args)
-        return
-    isz = dt.itemsize
-    c0 = 32 // isz
-    d1 = -(-dv // c0)
-    row_b = dv * isz
-    src_hi = ((nd - 1) * snd + (nv - 1) * sdv) * isz + row_b
-    dst_hi = (nd - 1) * dms * isz + (nv - 1) * ns * 32 + (d1 - 1) * c0s * 32 + 32
-    _check_gm_span(c, src, src_hi, op, frame)
-    _check_local_span(c, dst, dst_hi, op, "dst", frame)
-    a = src.alloc
-    rows = _as_strided(a.buf[a.idx0 + src.offset:], shape=(nd, nv, row_b),
-                       strides=(snd * isz, sdv * isz, 1), writeable=False)
-    data = np.zeros((nd, nv, d1 * 32), np.uint8)  # zero fill of the last 32 B unit
-    data[:, :, :row_b] = rows
-    out = _as_strided(c.mem(dst.space)[dst.addr:], shape=(nd, nv, d1, 32),
-                      strides=(dms * isz, ns * 32, c0s * 32, 1), writeable=True)
-    out[...] = data.reshape(nd, nv, d1, 32)
-    gm0 = a.base + src.offset
-    if nd == 1 or snd == nv * sdv:
-        reads = (access("GM", gm0, row_b, a.name, nd * nv, sdv * isz),)
-    else:
-        reads = tuple(access("GM", gm0 + k * snd * isz, row_b, a.name, nv, sdv * isz)
-                      for k in range(nd))
-    writes = (access(dst.space, dst.addr, dst_hi, dst.name),)
-    emit(c, "MTE2", op, reads, writes, nd * nv * dv, dt.name, nd * nv, frame, None, args)
-
-
 # ---- load_data: 512 B fractals into L0A / L0B --------------------------------------------
-def load_data(dst: Any, src: Any, params: Any = None) -> None:
-    """LoadData 2D: copy 512 B fractals A1 -> A2 / B1 -> B2 (MTE1) or GM -> A1/B1/A2/B2 (MTE2).
-
-    Repeat r < repeat_times reads fractal start_index + r*src_stride of src (bytes
-    [f*512, f*512 + 512) from src's start) and writes it at dst fractal r*(1 + dst_gap);
-    if_transpose (2-byte types only) transposes each 16 x 16 fractal. repeat_times 0 is a
-    no-op. L0A/L0B start addresses must be 512 B aligned, L1 ones 32 B.
-
-    Limitations: LoadData2DParamsV2 and the 3D (img2col) forms are not emulated, nor
-    addr_mode != 0 (reserved); sid is ignored.
-    """
-    frame = _getframe(1)
+def _load_operands(c: Any, dst: Any, src: Any, params: Any,
+                   frame: Any) -> tuple[LocalTensor, Any, str]:
+    """load_data's operands checked: the params form, the route (GM -> L1/L0 on MTE2, A1 ->
+    A2 / B1 -> B2 on MTE1) and the type; (dst, src, pipe)."""
     op = "load_data"
-    c = _core.current or _core.core()
     check_core_kind(c, "L1", op, frame)
     if not isinstance(params, LoadData2DParams):
         raise NotImplementedError(f"load_data with {type(params).__name__} is not emulated; "
@@ -212,10 +125,29 @@ def load_data(dst: Any, src: Any, params: Any = None) -> None:
     if src.dtype is not dt and src.dtype != dt:
         raise DTypeError(f"load_data: dst is {dt.name} but src is {src.dtype.name}; load_data "
                          f"does not convert {_core.where(c, frame)}")
-    isz = dt.itemsize
-    if not dt.is_numeric() or isz not in (1, 2, 4):
+    if not dt.is_numeric() or dt.itemsize not in (1, 2, 4):
         raise DTypeError(f"load_data: {dt.name} is not supported (1, 2 or 4-byte types) "
                          f"{_core.where(c, frame)}")
+    return dst, src, pipe
+
+
+def load_data(dst: Any, src: Any, params: Any = None) -> None:
+    """LoadData 2D: copy 512 B fractals A1 -> A2 / B1 -> B2 (MTE1) or GM -> A1/B1/A2/B2 (MTE2).
+
+    Repeat r < repeat_times reads fractal start_index + r*src_stride of src (bytes
+    [f*512, f*512 + 512) from src's start) and writes it at dst fractal r*(1 + dst_gap);
+    if_transpose (2-byte types only) transposes each 16 x 16 fractal. repeat_times 0 is a
+    no-op. L0A/L0B start addresses must be 512 B aligned, L1 ones 32 B.
+
+    Limitations: LoadData2DParamsV2 and the 3D (img2col) forms are not emulated, nor
+    addr_mode != 0 (reserved); sid is ignored.
+    """
+    frame = _getframe(1)
+    op = "load_data"
+    c = _core.current or _core.core()
+    dst, src, pipe = _load_operands(c, dst, src, params, frame)
+    dt = dst.dtype
+    isz = dt.itemsize
     start, rep, sstride, _sid, gap, transpose, addr_mode = _fields(params)
     for name, v, hi in (("start_index", start, 65535), ("repeat_times", rep, 255),
                         ("src_stride", sstride, 65535), ("dst_gap", gap, 65535)):
@@ -259,25 +191,11 @@ def load_data(dst: Any, src: Any, params: Any = None) -> None:
 
 
 # ---- mmad ------------------------------------------------------------------------------------
-def mmad(dst: Any, fm: Any, filter: Any, bias_or_params: Any = None, params: Any = None) -> None:
-    """Mmad: C (L0C, NZ) = / += A (L0A, ZZ) @ B (L0B, ZN) for an m x k by k x n product, pipe M.
-
-    cmatrix_init_val=True (the default) starts C from 0, False accumulates into C (as does the
-    deprecated is_bias=True). fp16 x fp16 -> fp32 (exact products, float32 accumulation),
-    fp32 x fp32 -> fp32, int8 x int8 -> int32 (wrapping). M, N are padded to 16 and K to c0
-    when indexing fractals; the padding is ignored. m == 1 is GEMV: A is read from L0A as a
-    plain ND row of k elements (ADK Mmad.md). A zero m, n or k skips the instruction (the
-    event is still recorded). fm/filter start 512 B aligned, dst 256 elements (1024 B).
-
-    Limitations: the bias forms (mmad(dst, fm, filter, bias, params), cmatrix_source=True:
-    C initialised from C2/BiasTable) are not emulated. The accumulation order inside a K step
-    is numpy's, not the cube's; fp32 uses full float32 (no HF32). The padding rows/columns of
-    C's fractals keep what L0C held (the hardware's values there are unspecified). unit_flag,
-    fm_offset, filter_offset and k_direction_align only go into the event's args.
-    """
-    frame = _getframe(1)
+def _mmad_operands(c: Any, dst: Any, fm: Any, filter: Any, bias_or_params: Any, params: Any,
+                   frame: Any) -> tuple[LocalTensor, LocalTensor, LocalTensor, MmadParams]:
+    """mmad's operands checked: kinds, positions, the (fm, filter) -> dst types; (dst, fm,
+    filter, params)."""
     op = "mmad"
-    c = _core.current or _core.core()
     check_core_kind(c, "L0C", op, frame)
     if params is None:
         params, bias = bias_or_params, None
@@ -302,6 +220,63 @@ def mmad(dst: Any, fm: Any, filter: Any, bias_or_params: Any = None, params: Any
         combos = ", ".join(f"{a} x {b} -> {d}" for (a, b), d in _MMAD_TYPES.items())
         raise DTypeError(f"mmad: fm {at} x filter {bt} -> dst {ct} is not supported; "
                          f"supported: {combos} {_core.where(c, frame)}")
+    return dst, fm, filter, params
+
+
+def _mmad_values(fm: LocalTensor, filter: LocalTensor, dst: LocalTensor, m: int, n: int,
+                 k: int, init: bool) -> None:
+    """C (NZ in L0C) = / += A (ZZ in L0A) @ B (ZN in L0B) on the tensors' bytes; m == 1 reads
+    A as a plain ND row (GEMV)."""
+    at = fm.dtype.name
+    c0 = 32 // fm.dtype.itemsize
+    m1, n1, k1 = -(-m // 16), -(-n // 16), -(-k // c0)
+    c_elems = m1 * n1 * 256
+    gemv = m == 1
+    e = fm.e0
+    if gemv:
+        a = fm.arr[e:e + k].reshape(1, k)
+    else:
+        a = (fm.arr[e:e + m1 * k1 * 16 * c0].reshape(m1, k1, 16, c0).transpose(0, 2, 1, 3)
+             .reshape(m1 * 16, k1 * c0)[:m, :k])
+    e = filter.e0
+    b = (filter.arr[e:e + k1 * n1 * 16 * c0].reshape(k1, n1, 16, c0).transpose(0, 3, 1, 2)
+         .reshape(k1 * c0, n1 * 16)[:k, :n])
+    if at == "int8":
+        prod = a.astype(np.int64) @ b.astype(np.int64)
+    else:
+        prod = a.astype(np.float32) @ b.astype(np.float32)  # fp16 products are exact in fp32
+    e = dst.e0
+    cv = dst.arr[e:e + c_elems].reshape(n1, m1, 16, 16).transpose(1, 2, 0, 3)  # (m1,16,n1,16)
+    if m == m1 * 16 and n == n1 * 16:
+        full = prod if init else cv.reshape(m, n) + prod
+        cv[...] = full.astype(dst.dtype.np).reshape(m1, 16, n1, 16)
+    else:
+        full = cv.reshape(m1 * 16, n1 * 16)  # a copy: padding keeps its old values
+        full[:m, :n] = prod if init else full[:m, :n] + prod
+        cv[...] = full.reshape(m1, 16, n1, 16)
+
+
+def mmad(dst: Any, fm: Any, filter: Any, bias_or_params: Any = None, params: Any = None) -> None:
+    """Mmad: C (L0C, NZ) = / += A (L0A, ZZ) @ B (L0B, ZN) for an m x k by k x n product, pipe M.
+
+    cmatrix_init_val=True (the default) starts C from 0, False accumulates into C (as does the
+    deprecated is_bias=True). fp16 x fp16 -> fp32 (exact products, float32 accumulation),
+    fp32 x fp32 -> fp32, int8 x int8 -> int32 (wrapping). M, N are padded to 16 and K to c0
+    when indexing fractals; the padding is ignored. m == 1 is GEMV: A is read from L0A as a
+    plain ND row of k elements (ADK Mmad.md). A zero m, n or k skips the instruction (the
+    event is still recorded). fm/filter start 512 B aligned, dst 256 elements (1024 B).
+
+    Limitations: the bias forms (mmad(dst, fm, filter, bias, params), cmatrix_source=True:
+    C initialised from C2/BiasTable) are not emulated. The accumulation order inside a K step
+    is numpy's, not the cube's; fp32 uses full float32 (no HF32). The padding rows/columns of
+    C's fractals keep what L0C held (the hardware's values there are unspecified). unit_flag,
+    fm_offset, filter_offset and k_direction_align only go into the event's args.
+    """
+    frame = _getframe(1)
+    op = "mmad"
+    c = _core.current or _core.core()
+    dst, fm, filter, params = _mmad_operands(c, dst, fm, filter, bias_or_params, params, frame)
+    at, bt, ct = fm.dtype.name, filter.dtype.name, dst.dtype.name
     m, n, k, unit_flag, fm_off, filt_off, is_bias, csrc, cinit, kalign = _fields(params)
     for name, v in (("m", m), ("n", n), ("k", k)):
         _check_range(c, op, "MmadParams", name, v, 0, 4095, frame)
@@ -329,28 +304,7 @@ def mmad(dst: Any, fm: Any, filter: Any, bias_or_params: Any = None, params: Any
     _check_local_span(c, fm, a_bytes, op, "fm", frame)
     _check_local_span(c, filter, b_bytes, op, "filter", frame)
     _check_local_span(c, dst, c_bytes, op, "dst", frame)
-    e = fm.e0
-    if gemv:
-        a = fm.arr[e:e + k].reshape(1, k)
-    else:
-        a = (fm.arr[e:e + m1 * k1 * 16 * c0].reshape(m1, k1, 16, c0).transpose(0, 2, 1, 3)
-             .reshape(m1 * 16, k1 * c0)[:m, :k])
-    e = filter.e0
-    b = (filter.arr[e:e + k1 * n1 * 16 * c0].reshape(k1, n1, 16, c0).transpose(0, 3, 1, 2)
-         .reshape(k1 * c0, n1 * 16)[:k, :n])
-    if at == "int8":
-        prod = a.astype(np.int64) @ b.astype(np.int64)
-    else:
-        prod = a.astype(np.float32) @ b.astype(np.float32)  # fp16 products are exact in fp32
-    e = dst.e0
-    cv = dst.arr[e:e + c_elems].reshape(n1, m1, 16, 16).transpose(1, 2, 0, 3)  # (m1,16,n1,16)
-    if m == m1 * 16 and n == n1 * 16:
-        full = prod if init else cv.reshape(m, n) + prod
-        cv[...] = full.astype(dst.dtype.np).reshape(m1, 16, n1, 16)
-    else:
-        full = cv.reshape(m1 * 16, n1 * 16)  # a copy: padding keeps its old values
-        full[:m, :n] = prod if init else full[:m, :n] + prod
-        cv[...] = full.reshape(m1, 16, n1, 16)
+    _mmad_values(fm, filter, dst, m, n, k, init)
     reads = (access("L0A", fm.addr, a_bytes, fm.name), access("L0B", filter.addr, b_bytes,
                                                                filter.name))
     c_acc = access("L0C", dst.addr, c_bytes, dst.name)
@@ -360,5 +314,6 @@ def mmad(dst: Any, fm: Any, filter: Any, bias_or_params: Any = None, params: Any
 
 
 from .cube_fixpipe import fixpipe  # noqa: E402  (L0C -> GM, split off: it needs the checks above)
+from .cube_nd2nz import copy_nd2nz  # noqa: E402  (GM -> L1 ND2NZ, split off likewise)
 
 __all__ = ["load_data", "mmad", "fixpipe", "copy_nd2nz"]

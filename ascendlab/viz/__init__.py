@@ -21,7 +21,7 @@ from .compare import compare
 from .explorer import explore
 from .hotspots import hotspots
 from .roofline import roofline
-from .tiling import tiling
+from .tiling_view import tiling
 from .timeline_view import timeline
 
 __all__ = ["compare", "explore", "hotspots", "memory_access", "roofline", "tiling", "timeline"]

@@ -17,6 +17,7 @@ overwritten write keeps all its bytes until its last read.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -65,25 +66,43 @@ class _Space:
 def occupancy_model(run: Run, core: int = 0) -> list[Occupancy]:
     """The occupancy curves of every local memory `core` touches (see the module docstring)."""
     cost = run.cost
-    start, end = cost.start, cost.end
-    chip = run.chip
-    spaces: dict[str, _Space] = {}
+    spaces = _Spaces(run.chip)
+    trace = run.trace
+    evs = [i for i, e in enumerate(trace) if e.core == core]
+    qlen = _regions(trace, evs, spaces, cost.start)
+    _uses(trace, evs, spaces, qlen, cost.start, cost.end)
+    out = []
+    for name in SPACES:
+        if name in spaces:
+            sp = spaces[name]
+            t, used, res = _steps(sp.used, sp.res)
+            out.append(Occupancy(name, core, sp.capacity, t, used, res))
+    return out
 
-    def space(name: str) -> _Space:
-        sp = spaces.get(name)
-        if sp is None:
-            sp = spaces[name] = _Space(chip.capacity(name))
+
+class _Spaces(dict):
+    """space name -> its _Space, made on first use."""
+
+    def __init__(self, chip: Any) -> None:
+        super().__init__()
+        self.chip = chip
+
+    def __missing__(self, name: str) -> _Space:
+        sp = self[name] = _Space(self.chip.capacity(name))
         return sp
 
-    evs = [i for i, e in enumerate(run.trace) if e.core == core]
-    trace = run.trace
+
+def _regions(trace: list, evs: list[int], spaces: _Spaces,
+             start: Any) -> dict[int, tuple[str, int]]:
+    """Reserve the init_buffer regions (queue slots are "managed" for the whole kernel);
+    returns queue -> (space, slot bytes) of the queues that allocate tensors."""
     queues = {dict(trace[i].args).get("queue") for i in evs if trace[i].op == "alloc_tensor"}
     qlen: dict[int, tuple[str, int]] = {}
-    for i in evs:  # regions first: queue slots are "managed" for the whole kernel
+    for i in evs:
         e = trace[i]
         if e.op == "init_buffer":
             a = dict(e.args)
-            sp = space(a["space"])
+            sp = spaces[a["space"]]
             sl = sp.blocks(a["addr"], a["addr"] + a["num"] * a["len"])
             new = int((~sp.reserved[sl]).sum()) * BLOCK
             sp.reserved[sl] = True
@@ -91,6 +110,13 @@ def occupancy_model(run: Run, core: int = 0) -> list[Occupancy]:
             if a["queue"] in queues:
                 sp.managed[sl] = True
                 qlen[a["queue"]] = (a["space"], a["len"])
+    return qlen
+
+
+def _uses(trace: list, evs: list[int], spaces: _Spaces, qlen: dict[int, tuple[str, int]],
+          start: Any, end: Any) -> None:
+    """In-use bytes: queue slots from alloc_tensor to free_tensor; other bytes from the write
+    that fills them (a generation) to the end of their last reader."""
     gen_start: list[float] = []
     gen_end: list[float] = []
     gen_bytes: list[int] = []
@@ -101,12 +127,12 @@ def occupancy_model(run: Run, core: int = 0) -> list[Occupancy]:
             q = dict(e.args).get("queue")
             if q in qlen:
                 name, n = qlen[q]
-                space(name).used.append((start[i], n if e.op == "alloc_tensor" else -n))
+                spaces[name].used.append((start[i], n if e.op == "alloc_tensor" else -n))
             continue
         for a in e.reads:
             if a.space == "GM":
                 continue
-            sp = space(a.space)
+            sp = spaces[a.space]
             g = sp.gen[sp.blocks(a.addr, a.end)]
             for k in np.unique(g[g >= 0]):
                 if end[i] > gen_end[k]:
@@ -114,7 +140,7 @@ def occupancy_model(run: Run, core: int = 0) -> list[Occupancy]:
         for a in e.writes:
             if a.space == "GM":
                 continue
-            sp = space(a.space)
+            sp = spaces[a.space]
             sl = sp.blocks(a.addr, a.end)
             touched = ~sp.reserved[sl]
             if touched.any():  # a static tensor's bytes: reserved from their first use
@@ -131,13 +157,6 @@ def occupancy_model(run: Run, core: int = 0) -> list[Occupancy]:
     for s, t, n, sp in zip(gen_start, gen_end, gen_bytes, gen_space):
         sp.used.append((s, n))
         sp.used.append((t, -n))
-    out = []
-    for name in SPACES:
-        if name in spaces:
-            sp = spaces[name]
-            t, used, res = _steps(sp.used, sp.res)
-            out.append(Occupancy(name, core, sp.capacity, t, used, res))
-    return out
 
 
 def _steps(used: list[tuple[float, int]], res: list[tuple[float, int]]

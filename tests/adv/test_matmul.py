@@ -323,3 +323,45 @@ def test_the_float32_operand_copy_follows_writes_into_its_argument():
     alloc.array()[1, 2] = 100
     second = _f32(g, 3, 4, 4)
     assert second is not first and second[1, 2] == 100 and first[1, 2] == 6
+
+
+def _slice_by_slice(a16, b16, bias, t):
+    """What the traced instructions compute: per core region and base block, C starts from 0
+    (+ the bias row) and adds each base_k slice's float32 product in K order."""
+    m, n = a16.shape[0], b16.shape[1]
+    sm, sn, bm, bn, bk = (int(v) for v in (t.single_core_m, t.single_core_n, t.base_m,
+                                           t.base_n, t.base_k))
+    out = np.zeros((m, n), np.float32)
+    for r0 in range(0, m, sm):
+        for c0 in range(0, n, sn):
+            a = a16[r0:r0 + sm].astype(np.float32)  # the core's operands, as _f32 makes them
+            b = b16[:, c0:c0 + sn].astype(np.float32)
+            for m0 in range(0, a.shape[0], bm):
+                for n0 in range(0, b.shape[1], bn):
+                    acc = np.zeros((min(bm, a.shape[0] - m0), min(bn, b.shape[1] - n0)),
+                                   np.float32)
+                    if bias is not None:
+                        acc += bias[0, c0 + n0:c0 + n0 + acc.shape[1]]
+                    for k0 in range(0, a.shape[1], bk):
+                        acc += a[m0:m0 + bm, k0:k0 + bk] @ b[k0:k0 + bk, n0:n0 + bn]
+                    out[r0 + m0:r0 + m0 + acc.shape[0], c0 + n0:c0 + n0 + acc.shape[1]] = acc
+    return out
+
+
+@pytest.mark.parametrize("m,k,n,with_bias", [(200, 520, 150, True), (256, 384, 320, False)])
+def test_random_operands_give_the_slice_by_slice_float32_sums_bit_for_bit(m, k, n, with_bias):
+    """With non-integer operands the summation order shows: the result is, to the bit, the
+    base_k-slice accumulation the traced mmad instructions describe."""
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    bias = rng.standard_normal((1, n)).astype(np.float32)
+    c = np.zeros((m, n), np.float32)
+    tiling = host_tiling(m, n, k, dim=8, bias=with_bias)
+    assert int(tiling.single_core_k) == k and int(tiling.base_k) < k  # several K slices
+    mm_cube_only[tiling.used_core_num](a, b, c, bias, tiling)
+    want = _slice_by_slice(a, b, bias if with_bias else None, tiling)
+    assert np.array_equal(c.view(np.uint32), want.view(np.uint32))
+    # the order shows: one float32 product over the whole K rounds differently
+    assert not np.array_equal(want, a.astype(np.float32) @ b.astype(np.float32)
+                              + (bias if with_bias else 0))

@@ -100,3 +100,78 @@ def test_figure_has_one_panel_per_tensor(small):
     fig = viz.tiling(small).figure()
     assert len(fig.axes) == 3
     assert fig.axes[0].get_title(loc="left").startswith("x: 65,536 float16 as 8 x 8,192")
+
+
+def _per_event_reference(run, name):
+    """Each copy instruction's GM access painted element by element: (touches per element,
+    first region in region order per element, region -> (cores in order, events))."""
+    arg = run.gm[name]
+    n = int(np.prod(arg.shape))
+    isz = arg.nbytes // n
+    touches = np.zeros(n, dtype=np.int64)
+    regions: dict[tuple, tuple[list, list]] = {}
+    for i, e in enumerate(run.trace):
+        if e.pipe not in ("MTE2", "MTE3", "FIX"):
+            continue
+        for a in e.reads + e.writes:
+            if a.space != "GM" or a.name != name:
+                continue
+            key = ((a.addr - arg.base) // isz, a.count, a.nbytes // isz, a.stride // isz)
+            cores, events = regions.setdefault(key, ([], []))
+            cores.append(e.core)
+            events.append(i)
+            for lo, hi in a.ranges():
+                touches[(lo - arg.base) // isz:(hi - arg.base) // isz] += 1
+    first = np.full(n, -1, dtype=np.int64)
+    for k, (start, count, block, stride) in reversed(list(enumerate(sorted(regions)))):
+        for j in range(count):
+            first[start + j * stride:start + j * stride + block] = k
+    return touches, first, {k: regions[k] for k in sorted(regions)}
+
+
+def test_aggregated_tiles_match_the_per_event_picture(small, matmul):
+    for run, name in [(small, "x"), (small, "z"), (vadd_run(tile=3072), "z"),
+                      (matmul, "a"), (matmul, "b"), (matmul, "c")]:
+        t = tiling_model(run).tensor(name)
+        touches, first, regions = _per_event_reference(run, name)
+        assert t.cell == 1
+        np.testing.assert_array_equal(t.touches.ravel(), touches)
+        np.testing.assert_array_equal(t.owner.ravel(), first)
+        assert len(t.tiles) == len(regions)
+        rows, cols = t.grid
+        for tile, (key, (cores, events)) in zip(t.tiles, regions.items()):
+            assert (tile.start, tile.blocks, tile.elements // tile.blocks, tile.stride) == key
+            assert tile.cores == tuple(dict.fromkeys(cores))
+            assert tile.events == tuple(sorted(set(events)))
+            painted = np.zeros((rows, cols), dtype=bool)  # the tile's rectangles ...
+            for r, c, nr, nc in tile.rects:
+                painted[r:r + nr, c:c + nc] = True
+            mine = np.zeros(rows * cols, dtype=bool)  # ... cover exactly its elements
+            for j in range(tile.blocks):
+                s = tile.start + j * tile.stride
+                mine[s:s + tile.elements // tile.blocks] = True
+            np.testing.assert_array_equal(painted.ravel(), mine)
+
+
+def test_huge_tensor_cells_aggregate_several_elements():
+    n = 8 * (1 << 17) + 8 * 4096  # over MAX_ELEMENTS (1 Mi): cells of 2 elements
+    run = vadd_run(n=n, tile=4096 * 3)
+    t = tiling_model(run).tensor("x")
+    touches, _, regions = _per_event_reference(run, "x")
+    assert t.cell == 2 and len(t.tiles) == len(regions)
+    rows, cols = t.grid
+    per_cell = touches[: rows * cols].reshape(rows, cols)[:, ::t.cell]  # a cell's 1st element
+    np.testing.assert_array_equal(t.touches, per_cell[:, : t.cells[1]])
+    assert t.coverage == float((per_cell[:, : t.cells[1]] > 0).mean())
+
+
+def test_figure_draws_images_and_one_collection_per_hatch_colour(matmul):
+    """No artist per tile: each tensor is one image; shared tiles one hatched collection per
+    colour whose quads are the tiles' rectangles."""
+    fig = viz.tiling(matmul).figure()
+    a_ax, b_ax, c_ax = fig.axes
+    assert [len(ax.images) for ax in fig.axes] == [1, 1, 1]
+    assert not a_ax.collections and not c_ax.collections and not b_ax.patches
+    (hatched,) = b_ax.collections  # B is shared by cores 0 and 1
+    (quad,) = hatched.get_paths()
+    np.testing.assert_array_equal(quad.vertices[:4], [[0, 0], [48, 0], [48, 64], [0, 64]])
