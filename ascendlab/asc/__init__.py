@@ -117,6 +117,7 @@ from ..runtime.vector_rows import (
 
 # py-common: atomics, scalar-unit arithmetic and registers, cache/profiling hints
 # isort: off
+from ..runtime.block_sync import ib_set, ib_wait, notify_next_block, wait_pre_block
 from ..runtime.atomic import (
     AtomicDtype,
     AtomicOp,

@@ -19,7 +19,7 @@ add_deq_relu bilinear_interpolation mul_cast
 add_relu_cast sub_relu_cast gather_mask get_gather_mask_remain_count gather gatherb
 proposal_concat proposal_extract scatter cast_deq load_data_with_transpose
 compare_scalar get_cmp_mask set_cmp_mask sort sort32 mrg_sort mrg_sort4 rp_sort16
-cross_core_set_flag cross_core_wait_flag ib_set ib_wait set_pad_value load_image_to_local
+cross_core_set_flag cross_core_wait_flag set_pad_value load_image_to_local
 set_fix_pipe_pre_quant_flag AippChannelPaddingParams AippColorSpaceConvParams
 AippDataTypeConvParams AippPaddingParams AippParams AippSingleLineParams AippSwapParams
 AippInputFormat BatchMode BlockMode CacheMode CacheRwMode DataFormat DeqScale
@@ -33,9 +33,8 @@ LocalMemAllocator Hardware CompileOptions CodegenOptions LaunchOptions
 CO2Layout ListTensorDesc TensorDesc
 get_mrg_sort_result get_shape_size get_sort_len get_sort_offset
 init_const_value load_data_with_sparse
-mmad_with_sparse notify_next_block
+mmad_with_sparse
 set_load_data_boundary set_load_data_padding_value set_load_data_repeat
-wait_pre_block
 """.split())
 
 

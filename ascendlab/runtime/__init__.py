@@ -9,6 +9,7 @@ chips -> dtypes, enums, params -> trace -> core -> memory -> tensor -> queue -> 
 # so the cost of a trace never depends on which other modules a process happened to import.
 from . import (
     atomic,
+    block_sync,
     cube,
     cube_fixpipe,
     dma,
@@ -28,4 +29,4 @@ from . import (
 
 __all__ = ["cube", "cube_fixpipe", "dma", "queue", "sync", "tensor", "tpipe", "vector",
            "vector_cast", "vector_cmpsel", "vector_reduce", "vector_rows",
-           "atomic", "hints", "scalar_ops", "sysvar"]
+           "atomic", "block_sync", "hints", "scalar_ops", "sysvar"]

@@ -44,7 +44,8 @@ def test_the_semantics_tables_cover_the_replayable_vector_ops():
 
 # scalar-unit instructions (atomic config, scalar ops, system registers, hints): S events
 _S_PIPE_MODULES = ("ascendlab.runtime.atomic", "ascendlab.runtime.scalar_ops",
-                   "ascendlab.runtime.sysvar", "ascendlab.runtime.hints")
+                   "ascendlab.runtime.sysvar", "ascendlab.runtime.hints",
+                   "ascendlab.runtime.block_sync")
 
 
 def test_every_op_is_replayable_or_marked_not():
