@@ -143,6 +143,16 @@ from ..runtime.hints import (
     metrics_prof_stop,
     print_time_stamp,
 )
+from ..runtime.registers import (
+    LoadDataRepeatParam,
+    get_cmp_mask,
+    set_cmp_mask,
+    set_fix_pipe_pre_quant_flag,
+    set_load_data_boundary,
+    set_load_data_padding_value,
+    set_load_data_repeat,
+    set_pad_value,
+)
 from ..runtime.scalar_ops import (
     count_bits_cnt_same_as_sign_bit,
     scalar_cast,

@@ -15,6 +15,7 @@ from . import (
     dma,
     hints,
     queue,
+    registers,
     scalar_ops,
     sync,
     sysvar,
@@ -29,4 +30,4 @@ from . import (
 
 __all__ = ["cube", "cube_fixpipe", "dma", "queue", "sync", "tensor", "tpipe", "vector",
            "vector_cast", "vector_cmpsel", "vector_reduce", "vector_rows",
-           "atomic", "block_sync", "hints", "scalar_ops", "sysvar"]
+           "atomic", "block_sync", "hints", "registers", "scalar_ops", "sysvar"]
