@@ -10,6 +10,7 @@ import ascendlab
 import ascendlab.asc as asc
 from ascendlab.errors import DTypeError, SanitizerError
 from ascendlab.runtime.core import MemcheckWarning
+from tests.runtime.test_cube import matmul
 
 N = 256  # elements each core moves
 
@@ -147,3 +148,24 @@ def test_store_atomic_config_accumulates_and_bad_types_are_named():
     with pytest.raises(DTypeError, match="asc.uint8 is not an atomic type; supported: "
                                          "asc.float32, asc.float16"):
         ascendlab.launch(typed, 1, z, "bad")
+
+
+@asc.jit
+def matmul_acc(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, m: int,
+               k: int, n: int):
+    """Every core adds a @ b into c: fixpipe (L0C -> GM) under set_atomic_add."""
+    asc.set_atomic_add(asc.float32)
+    matmul(a, b, c, m, k, n, 16, 0)
+    asc.set_atomic_none()
+
+
+def test_fixpipe_accumulates_under_atomic_add():
+    rng = np.random.default_rng(3)
+    m, k, n = 32, 32, 48
+    a = rng.integers(-4, 5, (m, k)).astype(np.float16)
+    b = rng.integers(-4, 5, (k, n)).astype(np.float16)
+    c0 = rng.integers(-9, 10, (m, n)).astype(np.float32)
+    c = c0.copy()
+    run = ascendlab.launch(matmul_acc, 2, a, b, c, m, k, n)
+    np.testing.assert_array_equal(c, c0 + 2 * (a.astype(np.float32) @ b.astype(np.float32)))
+    assert all(dict(e.args)["atomic"] == "sum" for e in run.events(op="fixpipe"))
