@@ -94,13 +94,17 @@ def set_pad_value(padding_value: Any, pos: Any = TPosition.MAX) -> None:
     c.lib["pad_value"] = padding_value
 
 
+def _hold_uint(op: str, name: str, value: Any, bits: int, frame: Any) -> None:
+    """Record op's S event and hold an unsigned `bits`-bit register value in CoreState.lib."""
+    v = int(value)
+    if not 0 <= v < 1 << bits:
+        raise ParamError(f"{op}: {name}={v} is not a uint{bits}")
+    record(op, frame, ((name, v),)).lib[op] = v
+
+
 def set_load_data_boundary(boundary: Any) -> None:
     """load_3d's A1/B1 wrap-around boundary (0: none); held, load_3d is not emulated."""
-    b = int(boundary)
-    if not 0 <= b < 2**32:
-        raise ParamError(f"set_load_data_boundary: boundary={b} is not a uint32")
-    c = record("set_load_data_boundary", _getframe(1), (("boundary", b),))
-    c.lib["load_data_boundary"] = b
+    _hold_uint("set_load_data_boundary", "boundary", boundary, 32, _getframe(1))
 
 
 def set_load_data_padding_value(pad_value: Any) -> None:
@@ -137,8 +141,4 @@ def set_load_data_repeat(param: Any) -> None:
 
 def set_fix_pipe_pre_quant_flag(config: Any) -> None:
     """FixPipe's scalar quantisation parameter (uint64); held, DEQ quant is not emulated."""
-    v = int(config)
-    if not 0 <= v < 2**64:
-        raise ParamError(f"set_fix_pipe_pre_quant_flag: config={v} is not a uint64")
-    c = record("set_fix_pipe_pre_quant_flag", _getframe(1), (("config", v),))
-    c.lib["fix_pipe_pre_quant"] = v
+    _hold_uint("set_fix_pipe_pre_quant_flag", "config", config, 64, _getframe(1))
