@@ -10,14 +10,16 @@ without a race: the sanitizer does not report two atomic writes of one phase (sa
     asc.data_copy(out_gm, partial_local, 64)   # out_gm[:64] += partial_local[:64]
     asc.set_atomic_none()
 
-The mode is per core, starts off at kernel entry and is reset by `asc.init_soc_state()`. It is
-a pair (op, dtype) held in the core's state (`CoreState.lib[MODE]`): op "sum", "max", "min"
-or None (no atomic), dtype the element type the DMA unit interprets the bytes as (the atomic
-type register, whatever the copied tensors' dtype is). Each setter is one S-pipe event.
-
-`set_store_atomic_config(AtomicDtype, AtomicOp)` writes the same register in its raw form and
-`get_store_atomic_config()` reads it back as (type, op) ints (ADK GetStoreAtomicConfig: type =
-bits 0..2, op = bits 4..5 on 910B).
+The mode is the core's store-atomic register, held in its state (`CoreState.lib[MODE]`) as
+its two fields (ADK GetStoreAtomicConfig: type = bits 0..2, op = bits 4..5 on 910B): type, an
+AtomicDtype code that both enables the atomic store (ATOMIC_NONE = 0: off) and gives the
+element type the DMA unit interprets the bytes as, whatever the copied tensors' dtype; op, the
+combination (0 sum, 1 max, 2 min). set_atomic_add/max/min write both fields, set_atomic_none
+and set_atomic_type only the type field, set_store_atomic_config both in raw form;
+get_store_atomic_config reads them back. The register is (0, 0) at kernel entry and after
+`asc.init_soc_state()`. Each access is one S-pipe event. So set_atomic_type alone, without a
+set_atomic_add/max/min (which pyasc's docs say it must be used with), enables the op field's
+combination: a sum from a reset register (a reading of the register layout, ASSUMPTION).
 
 Limitations: an integer atomic add wraps around on overflow (ASSUMPTION: the ADK does not say
 whether the chip saturates); a float16 add rounds each sum to float16 once (numpy's float16
@@ -42,7 +44,7 @@ from .trace import register_op
 
 _getframe = sys._getframe
 
-MODE = "atomic"  # the key of the (op, dtype) pair in CoreState.lib
+MODE = "atomic"  # the key of the register (type field, op field) in CoreState.lib
 
 for _op in ("set_atomic_add", "set_atomic_max", "set_atomic_min", "set_atomic_none",
             "set_atomic_type", "set_store_atomic_config", "get_store_atomic_config"):
@@ -75,6 +77,7 @@ _CODE = {"float32": AtomicDtype.ATOMIC_F32, "float16": AtomicDtype.ATOMIC_F16,
          "int8": AtomicDtype.ATOMIC_S8}
 _DTYPE_OF = {int(code): DataType(name) for name, code in _CODE.items()}
 _OP_CODE = {"sum": 0, "max": 1, "min": 2}  # max/min: ASSUMPTION (module docstring)
+_OP_NAME = {code: name for name, code in _OP_CODE.items()}
 _COMBINE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
 
 
@@ -89,11 +92,12 @@ def _dtype(value: Any, op: str) -> DataType:
     return dt
 
 
-def _set(op: str, mode: tuple[str | None, DataType | None], frame: Any,
-         args: tuple = ()) -> None:
+def _set(op: str, type_code: int, op_code: int | None, frame: Any, args: tuple = ()) -> None:
+    """Write the register's type field (0: no atomic) and op field (None: keep it)."""
     c = _core.core()
-    c.lib[MODE] = mode
-    dt = mode[1]
+    old_op = c.lib.get(MODE, (0, 0))[1]
+    c.lib[MODE] = (type_code, old_op if op_code is None else op_code)
+    dt = _DTYPE_OF.get(type_code)
     emit(c, "S", op, (), (), 0, dt.name if dt is not None else "", 0, frame, None, args)
 
 
@@ -101,7 +105,8 @@ def _setter(kind: str) -> Any:
     def setter(dtype: Any) -> None:
         frame = _getframe(1)
         dt = _dtype(dtype, f"set_atomic_{name}")
-        _set(f"set_atomic_{name}", (kind, dt), frame, (("dtype", dt.name),))
+        _set(f"set_atomic_{name}", int(_CODE[dt.name]), _OP_CODE[kind], frame,
+             (("dtype", dt.name),))
 
     name = {"sum": "add"}.get(kind, kind)
     setter.__name__ = setter.__qualname__ = f"set_atomic_{name}"
@@ -118,16 +123,15 @@ set_atomic_min = _setter("min")
 
 
 def set_atomic_none() -> None:
-    """Later moves into GM overwrite it again (clears the atomic mode)."""
-    _set("set_atomic_none", (None, None), _getframe(1))
+    """Later moves into GM overwrite it again (the type field becomes ATOMIC_NONE)."""
+    _set("set_atomic_none", 0, None, _getframe(1))
 
 
 def set_atomic_type(dtype: Any) -> None:
-    """Change the element type of the atomic mode set by set_atomic_add/max/min."""
+    """Set the register's type field to `dtype`, keeping its op field (module docstring)."""
     frame = _getframe(1)
     dt = _dtype(dtype, "set_atomic_type")
-    op = _core.core().lib.get(MODE, (None, None))[0]
-    _set("set_atomic_type", (op, dt), frame, (("dtype", dt.name),))
+    _set("set_atomic_type", int(_CODE[dt.name]), None, frame, (("dtype", dt.name),))
 
 
 def set_store_atomic_config(atomic_type: Any, atomic_op: Any) -> None:
@@ -141,27 +145,24 @@ def set_store_atomic_config(atomic_type: Any, atomic_op: Any) -> None:
     if code == AtomicDtype.ATOMIC_BF16:
         raise NotImplementedError("set_store_atomic_config: ATOMIC_BF16 is not emulated "
                                   "(ascendlab has no bfloat16)")
-    mode = (None, None) if code == AtomicDtype.ATOMIC_NONE else ("sum", _DTYPE_OF[int(code)])
-    _set("set_store_atomic_config", mode, frame, (("type", code.name), ("op", op.name)))
+    _set("set_store_atomic_config", int(code), int(op), frame,
+         (("type", code.name), ("op", op.name)))
 
 
 def get_store_atomic_config() -> tuple[int, int]:
-    """(atomic type, atomic op) of the store-atomic register (0, 0 when no atomic mode)."""
+    """(type, op) fields of the store-atomic register ((0, 0) at kernel start)."""
     frame = _getframe(1)
     c = _core.core()
-    op, dt = c.lib.get(MODE, (None, None))
     emit(c, "S", "get_store_atomic_config", (), (), 0, "", 0, frame)
-    if op is None or dt is None:
-        return (int(_CODE[dt.name]) if dt is not None else 0, 0)
-    return int(_CODE[dt.name]), _OP_CODE[op]
+    return c.lib.get(MODE, (0, 0))
 
 
 def mode_of(c: Any) -> tuple[str, DataType] | None:
     """The core's active atomic (op, dtype), or None when moves into GM overwrite."""
-    mode = c.lib.get(MODE)
-    if mode is None or mode[0] is None:
+    reg = c.lib.get(MODE)
+    if reg is None or reg[0] == 0:
         return None
-    return mode
+    return _OP_NAME[reg[1]], _DTYPE_OF[reg[0]]
 
 
 def store(mode: tuple[str, DataType], dst: np.ndarray, src: np.ndarray) -> None:

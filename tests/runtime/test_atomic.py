@@ -111,14 +111,19 @@ def register(out: asc.GlobalAddress, which: asc.ConstExpr):
     elif which == "reset":
         asc.set_atomic_add(asc.float32)
         asc.init_soc_state()
+    elif which == "none":  # clears the type field only
+        asc.set_atomic_max(asc.int32)
+        asc.set_atomic_none()
+    elif which == "type_alone":
+        asc.set_atomic_type(asc.float16)
     t, op = asc.get_store_atomic_config()
     og.set_value(0, t)
     og.set_value(1, op)
 
 
 @pytest.mark.parametrize("which, want", [
-    ("none", (0, 0)), ("config", (2, 0)), ("add_int32", (4, 0)), ("type", (1, 2)),
-    ("reset", (0, 0)),
+    ("start", (0, 0)), ("config", (2, 0)), ("add_int32", (4, 0)), ("type", (1, 2)),
+    ("reset", (0, 0)), ("none", (0, 1)), ("type_alone", (2, 0)),
 ])
 def test_store_atomic_register_reads_back(which, want):
     out = np.full(8, -1, np.int32)
