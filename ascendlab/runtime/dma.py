@@ -176,7 +176,7 @@ def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
     ds, dbuf, di, daddr, dname = _operand(c, dst, nbytes, "data_copy", "dst", frame, True)
     ss, sbuf, si, saddr, sname = _operand(c, src, nbytes, "data_copy", "src", frame)
     pipe = _pipe("data_copy", ss, ds, c, frame)
-    atom = _atomic.mode_of(c) if ds == "GM" else None  # set_atomic_add/max/min: combine
+    atom = _atomic.mode_of(c) if ds == "GM" and c.lib else None  # set_atomic_*: combine
     if nbytes:
         if atom is None:
             dbuf[di:di + nbytes] = sbuf[si:si + nbytes]
@@ -217,7 +217,7 @@ def _copy_params(dst: Any, src: Any, p: DataCopyParams, frame: Any) -> None:
     ds, dbuf, di, daddr, dname = _operand(c, dst, span_d, "data_copy", "dst", frame, True)
     ss, sbuf, si, saddr, sname = _operand(c, src, span_s, "data_copy", "src", frame)
     pipe = _pipe("data_copy", ss, ds, c, frame)
-    atom = _atomic.mode_of(c) if ds == "GM" else None
+    atom = _atomic.mode_of(c) if ds == "GM" and c.lib else None
     if span_d:
         if atom is None:
             _blocks(dbuf, di, n, blen_b, dstride)[...] = _blocks(sbuf, si, n, blen_b, sstride)
@@ -296,7 +296,7 @@ def data_copy_pad(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
     _, gbuf, gi, gaddr, gname = _operand(c, gm_t, gm_span, "data_copy_pad", "GM", frame,
                                          ds == "GM")
     pipe = _pipe("data_copy_pad", ss, ds, c, frame)
-    atom = _atomic.mode_of(c) if ds == "GM" else None
+    atom = _atomic.mode_of(c) if ds == "GM" and c.lib else None
     if n and blen:
         gm_blocks = _blocks(gbuf, gi, n, blen, gm_stride)
         if ds == "UB":
