@@ -96,6 +96,10 @@ class SanitizerError(AscendlabError, RuntimeError):
     (the message is the first finding; ascendlab.last_run().findings has them all)."""
 
 
+class TrapError(AscendlabError, RuntimeError):
+    """The kernel called asc.trap(): the chip stops it with an AI Core exception."""
+
+
 class CoreTypeError(AscendlabError, RuntimeError):
     """A cube instruction on a vector core or the reverse."""
 

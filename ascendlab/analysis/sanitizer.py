@@ -13,7 +13,8 @@ adds what needs the whole trace:
 
 memcheck  leaks at kernel end (a queue slot allocated or dequeued and never freed; a tensor
           enqueued and never dequeued), and two cores writing overlapping GM bytes between the
-          same two sync_all calls (a "phase"; the k-th sync_all of every core ends phase k).
+          same two sync_all calls (a "phase"; the k-th sync_all of every core ends phase k),
+          unless both are atomic stores (set_atomic_add/max/min).
 initcheck a read of local bytes (UB, L1, L0A/B/C) that nothing on the core wrote before. GM
           is not checked: arguments come from the host, guard zones are memcheck's.
 racecheck a read and a write, or two writes, of the same local bytes of one core with no
@@ -61,8 +62,9 @@ finding, at its first occurrence, even across cores.
 
 Limitations: racecheck over-approximates masked/strided vector footprints (two pipes touching
 interleaved lanes of one block would be reported); GM races inside one core (an MTE3 write read
-back by MTE2 without MTE3_MTE2) are not checked; atomics are not emulated, so there is no
-atomic exemption for overlapping GM writes; the 32-deep MTE1/M issue queues are unbounded here;
+back by MTE2 without MTE3_MTE2) are not checked; two cores' atomic stores (a DMA event whose
+args hold "atomic", runtime/atomic.py) to the same GM bytes are not a race; the 32-deep MTE1/M
+issue queues are unbounded here;
 TBuf scratch has no queue, so its hazards are judged on flags and barriers alone (as on chip).
 A wait issued before its set in program order is legal and judged in the chip's order, but the
 emulator runs program order, so such a kernel's numbers can differ from the chip's.
@@ -218,24 +220,35 @@ def _cross_core(run: Run, passes: dict[int, CorePass], out: list[Finding], seen:
     if len(passes) < 2:
         return
     phases: dict[int, list[tuple]] = defaultdict(list)
+    trace = run.trace
     for core, cp in passes.items():
-        split: dict[tuple[int, bool], list] = defaultdict(list)
+        # access kind: READ, WRITE, or ATOMIC (a write under set_atomic_add/max/min)
+        split: dict[tuple[int, int], list] = defaultdict(list)
         for phase, lo, hi, write, ev in cp.gm:
-            split[(phase, write)].append((lo, hi, ev))
-        for (phase, write), blocks in split.items():
-            phases[phase].extend((lo, hi, core, write, ev) for lo, hi, ev in _merged(blocks))
+            kind = (ATOMIC if any(k == "atomic" for k, _ in trace[ev].args) else WRITE) \
+                if write else READ
+            split[(phase, kind)].append((lo, hi, ev))
+        for (phase, kind), blocks in split.items():
+            phases[phase].extend((lo, hi, core, kind, ev) for lo, hi, ev in _merged(blocks))
     for items in phases.values():
         items.sort()
-        top = {True: [], False: []}  # write/read -> up to 2 (hi, core, ev), distinct cores
-        for lo, hi, core, write, ev in items:
-            for other_write in ((True, False) if write else (True,)):
-                for ohi, ocore, oev in top[other_write]:
+        top: dict[int, list] = {READ: [], WRITE: [], ATOMIC: []}  # up to 2 (hi, core, ev)
+        for lo, hi, core, kind, ev in items:
+            for other in _CONFLICTS[kind]:
+                for ohi, ocore, oev in top[other]:
                     if ocore != core:
                         if ohi > lo and not xorder.ordered(oev, ev):
-                            _overlap(run, out, seen, lo, min(hi, ohi), oev, ev, other_write,
-                                     write)
+                            _overlap(run, out, seen, lo, min(hi, ohi), oev, ev, other != READ,
+                                     kind != READ)
                         break
-            _keep(top[write], hi, core, ev)
+            _keep(top[kind], hi, core, ev)
+
+
+# GM access kinds of the cross-core check, and which earlier kinds each one conflicts with:
+# atomic stores (set_atomic_add/max/min) of several cores to the same bytes combine in any
+# order, so two of them are no race; an atomic store still races with a plain write or read.
+READ, WRITE, ATOMIC = 0, 1, 2
+_CONFLICTS = {READ: (WRITE, ATOMIC), WRITE: (WRITE, READ, ATOMIC), ATOMIC: (WRITE, READ)}
 
 
 def _keep(top: list, hi: int, core: int, ev: int) -> None:

@@ -120,6 +120,69 @@ from ..runtime.vector_rows import (
 from ..adv.matmul_batch import LayoutMode
 # isort: on
 
+# py-common: atomics, scalar-unit arithmetic and registers, cache/profiling hints
+# isort: off
+from ..runtime.block_sync import ib_set, ib_wait, notify_next_block, wait_pre_block
+from ..runtime.atomic import (
+    AtomicDtype,
+    AtomicOp,
+    get_store_atomic_config,
+    set_atomic_add,
+    set_atomic_max,
+    set_atomic_min,
+    set_atomic_none,
+    set_atomic_type,
+    set_store_atomic_config,
+)
+from ..runtime.hints import (
+    CacheLine,
+    DcciDst,
+    MemDsbT,
+    data_cache_clean_and_invalid,
+    data_cache_preload,
+    data_sync_barrier,
+    dump_acc_chk_point,
+    get_icache_preload_status,
+    icache_preload,
+    metrics_prof_start,
+    metrics_prof_stop,
+    print_time_stamp,
+)
+from ..runtime.registers import (
+    LoadDataRepeatParam,
+    get_cmp_mask,
+    set_cmp_mask,
+    set_fix_pipe_pre_quant_flag,
+    set_load_data_boundary,
+    set_load_data_padding_value,
+    set_load_data_repeat,
+    set_pad_value,
+)
+from ..runtime.scalar_ops import (
+    count_bits_cnt_same_as_sign_bit,
+    scalar_cast,
+    scalar_count_leading_zero,
+    scalar_get_count_of_value,
+    scalar_get_sff_value,
+)
+from ..runtime.sysvar import (
+    CheckLocalMemoryIAParam,
+    VdeqInfo,
+    check_local_memory_ia,
+    get_arch_version,
+    get_hccl_context,
+    get_program_counter,
+    get_sys_workspace,
+    get_system_cycle,
+    init_soc_state,
+    set_deq_scale,
+    set_hccl_context,
+    set_hf32_mode,
+    set_hf32_trans_mode,
+    set_mm_layout_transform,
+    trap,
+)
+# isort: on
 from . import adv, lib, runtime  # noqa: F401 - asc.adv, asc.lib.runtime, asc.runtime.config
 from ._unemulated import UNEMULATED as _UNEMULATED
 from ._unemulated import unemulated as _unemulated

@@ -8,11 +8,17 @@ chips -> dtypes, enums, params -> trace -> core -> memory -> tensor -> queue -> 
 # makes the registry complete as soon as anything of the runtime (trace.py included) is imported,
 # so the cost of a trace never depends on which other modules a process happened to import.
 from . import (
+    atomic,
+    block_sync,
     cube,
     cube_fixpipe,
     dma,
+    hints,
     queue,
+    registers,
+    scalar_ops,
     sync,
+    sysvar,
     tensor,
     tpipe,
     vector,
@@ -23,4 +29,5 @@ from . import (
 )
 
 __all__ = ["cube", "cube_fixpipe", "dma", "queue", "sync", "tensor", "tpipe", "vector",
-           "vector_cast", "vector_cmpsel", "vector_reduce", "vector_rows"]
+           "vector_cast", "vector_cmpsel", "vector_reduce", "vector_rows",
+           "atomic", "block_sync", "hints", "registers", "scalar_ops", "sysvar"]

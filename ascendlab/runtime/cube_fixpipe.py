@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DTypeError, ParamError
+from . import atomic as _atomic
 from . import core as _core
 from .core import access, emit
 from .cube import (
@@ -65,6 +66,9 @@ def fixpipe(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
     dims = _dims(c, p, nz, frame)
     _check_align(c, OP, src, "src", 64, frame)
     ev_args = (("params", tuple(p)), ("config", config.name), ("quant", q.name))
+    atom = _atomic.mode_of(c)
+    if atom is not None:
+        ev_args += _atomic.event_args(atom)
     if not dims[4]:  # nd_num 0
         _nop(c, "FIX", OP, dst.dtype.name, frame, ev_args)
         return
@@ -194,8 +198,8 @@ def _write_gm(c: Any, src: LocalTensor, dst: GlobalTensor, data: np.ndarray, nz:
         if not a.idx0:
             a.private()
         a.mark_written()
-        _blocks(a.buf, a.idx0 + dst.offset, n1, m * 16 * dsz, dstride * 32)[...] = \
-            data.view(np.uint8).reshape(n1, m * 16 * dsz)
+        _atomic.put(c, _blocks(a.buf, a.idx0 + dst.offset, n1, m * 16 * dsz, dstride * 32),
+                    data.view(np.uint8).reshape(n1, m * 16 * dsz))  # set_atomic_*: combine
         reads = (access("L0C", src.addr, m * 16 * esz, src.name, n1, col),)
         writes = (access("GM", gm0, m * 16 * dsz, a.name, n1, dstride * 32),)
         return reads, writes, n1
@@ -206,7 +210,7 @@ def _write_gm(c: Any, src: LocalTensor, dst: GlobalTensor, data: np.ndarray, nz:
     a.mark_written()
     out = _as_strided(a.buf[a.idx0 + dst.offset:], shape=(nd, m, n * dsz),
                       strides=(dnd * dsz, dstride * dsz, 1), writeable=True)
-    out[...] = data.view(np.uint8).reshape(nd, m, n * dsz)
+    _atomic.put(c, out, data.view(np.uint8).reshape(nd, m, n * dsz))
     reads = tuple(access("L0C", src.addr + i * snd * 1024, m * 16 * esz, src.name, n1, col)
                   for i in range(nd))
     writes = tuple(access("GM", gm0 + i * dnd * dsz, n * dsz, a.name, m, dstride * dsz)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import AlignmentError, DTypeError, OutOfBoundsError, ParamError, PositionError
+from . import atomic as _atomic
 from . import core as _core
 from .core import access, emit, finding
 from .memory import GUARD
@@ -175,8 +176,12 @@ def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
     ds, dbuf, di, daddr, dname = _operand(c, dst, nbytes, "data_copy", "dst", frame, True)
     ss, sbuf, si, saddr, sname = _operand(c, src, nbytes, "data_copy", "src", frame)
     pipe = _pipe("data_copy", ss, ds, c, frame)
+    atom = _atomic.mode_of(c) if ds == "GM" and c.lib else None  # set_atomic_*: combine
     if nbytes:
-        dbuf[di:di + nbytes] = sbuf[si:si + nbytes]
+        if atom is None:
+            dbuf[di:di + nbytes] = sbuf[si:si + nbytes]
+        else:
+            _atomic.store(atom, dbuf[di:di + nbytes], sbuf[si:si + nbytes])
     memo = c.memo  # local accesses and args recur from tile to tile: share them
     if ss == "GM":
         reads = (_new(Access, (ss, saddr, nbytes, sname, 1, 0)),)
@@ -191,6 +196,8 @@ def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
     args = memo.get(count)  # int keys: the args of a count-form copy
     if args is None:
         args = memo[count] = (("count", count),)
+    if atom is not None:
+        args += _atomic.event_args(atom)
     c.append(_new(Event, (c.idx, pipe, "data_copy", reads, writes, nbytes // isz, dt.name, 1,
                           frame.f_code.co_filename, frame.f_lineno, None, args)))
 
@@ -210,12 +217,18 @@ def _copy_params(dst: Any, src: Any, p: DataCopyParams, frame: Any) -> None:
     ds, dbuf, di, daddr, dname = _operand(c, dst, span_d, "data_copy", "dst", frame, True)
     ss, sbuf, si, saddr, sname = _operand(c, src, span_s, "data_copy", "src", frame)
     pipe = _pipe("data_copy", ss, ds, c, frame)
+    atom = _atomic.mode_of(c) if ds == "GM" and c.lib else None
     if span_d:
-        _blocks(dbuf, di, n, blen_b, dstride)[...] = _blocks(sbuf, si, n, blen_b, sstride)
+        if atom is None:
+            _blocks(dbuf, di, n, blen_b, dstride)[...] = _blocks(sbuf, si, n, blen_b, sstride)
+        else:
+            _atomic.store(atom, _blocks(dbuf, di, n, blen_b, dstride),
+                          _blocks(sbuf, si, n, blen_b, sstride))
     moved = n * blen_b if blen else 0
     emit(c, pipe, "data_copy", (access(ss, saddr, blen_b, sname, n, sstride),),
          (access(ds, daddr, blen_b, dname, n, dstride),), moved // dst.dtype.itemsize,
-         dst.dtype.name, n, frame, None, (("params", tuple(p)),))
+         dst.dtype.name, n, frame, None,
+         (("params", tuple(p)),) + (_atomic.event_args(atom) if atom else ()))
 
 
 def data_copy_pad(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
@@ -283,6 +296,7 @@ def data_copy_pad(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
     _, gbuf, gi, gaddr, gname = _operand(c, gm_t, gm_span, "data_copy_pad", "GM", frame,
                                          ds == "GM")
     pipe = _pipe("data_copy_pad", ss, ds, c, frame)
+    atom = _atomic.mode_of(c) if ds == "GM" and c.lib else None
     if n and blen:
         gm_blocks = _blocks(gbuf, gi, n, blen, gm_stride)
         if ds == "UB":
@@ -293,12 +307,14 @@ def data_copy_pad(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
             typed = ub_blocks.view(dst.dtype.np)  # (n, ub_block / isz)
             typed[:] = fill
             typed[:, left:left + blen // isz] = data
-        else:
+        elif atom is None:
             gm_blocks[...] = _blocks(ubuf, ui, n, blen, ub_stride)
+        else:
+            _atomic.store(atom, gm_blocks, _blocks(ubuf, ui, n, blen, ub_stride))
     # GM->UB writes whole padded blocks; UB->GM reads only block_len bytes of each
     ub_acc = access("UB", uaddr, ub_block if ds == "UB" else blen, uname, n, ub_stride)
     gm_acc = access("GM", gaddr, blen, gname, n, gm_stride)
     reads, writes = ((gm_acc,), (ub_acc,)) if ds == "UB" else ((ub_acc,), (gm_acc,))
     emit(c, pipe, "data_copy_pad", reads, writes, n * blen // isz, dst.dtype.name, n, frame,
          None, (("params", tuple(p)), ("left", left), ("right", right),
-                ("pad_value", pad_value)))
+                ("pad_value", pad_value)) + (_atomic.event_args(atom) if atom else ()))

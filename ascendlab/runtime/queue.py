@@ -194,10 +194,11 @@ class TQueBind:
         frame = _getframe(1)
         c = self._ready("enque", frame)
         slot = self._slot_of(tensor, "enque", frame)
-        if self.state[slot] != _ALLOCATED:
+        if self.state[slot] != _ALLOCATED and self.state[slot] != _DEQUEUED:
+            # a dequeued tensor may be enqueued again (Ascend C EnQue: OCCUPIED or DEQUE)
             raise QueueError(f"{self.describe()}.enque: slot {slot} is "
-                             f"{_STATE_NAME[self.state[slot]]}, only an allocated tensor can be "
-                             f"enqueued {_core.where(c, frame)}")
+                             f"{_STATE_NAME[self.state[slot]]}, only an allocated or dequeued "
+                             f"tensor can be enqueued {_core.where(c, frame)}")
         if self.depth and len(self.fifo) >= self.depth:
             raise QueueError(f"{self.describe()}.enque: queue depth {self.depth} reached "
                              f"({len(self.fifo)} tensors enqueued and not dequeued) "

@@ -91,9 +91,12 @@ def pipe_barrier(pipe: Any) -> None:
         pid = PipeID(pipe)
     except ValueError:
         raise SyncError(f"pipe_barrier: {pipe!r} is not a PipeID") from None
-    if pid == PipeID.PIPE_S:
-        raise SyncError(f"pipe_barrier(PIPE_S) is illegal (the scalar pipe has no barrier) "
-                        f"{_core.where(c, frame)}")
+    if pid == PipeID.PIPE_S:  # compiles, but a hardware error on the chip (ADK PipeBarrier):
+        # raises in strict launches, a synccheck finding under `ascendlab pyasc`; no event
+        _core.finding(c, "pipe_barrier(PIPE_S) is illegal (the scalar pipe has no barrier: "
+                      "the hardware orders scalar instructions itself and raises an error)",
+                      frame, SyncError, "synccheck")
+        return
     name = pid.pipe
     if name not in ("ALL", "V", "M", "MTE1", "MTE2", "MTE3", "FIX"):
         raise NotImplementedError(f"pipe_barrier({pid.name}) is not emulated")
