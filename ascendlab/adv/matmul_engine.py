@@ -9,6 +9,7 @@ the rules.
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -31,6 +32,8 @@ _new = tuple.__new__
 
 
 # ---- the cube-side engine: buffers, flags, one block ----------------------------------------
+_SERIALS = itertools.count()  # Job serial numbers
+
 class Flag:
     """One Matmul buffer's flag from pipe `src` to pipe `dst`: its set_flag and wait_flag
     events per slot (Sync key ("mm", engine uid, buffer, slot)), built once."""
@@ -191,6 +194,7 @@ class Job(Schedule, WriteBack):
         self.server = eng.c
         self.remote = self.server is not self.client
         self.cslot = -1
+        self.serial = next(_SERIALS)  # names its L1 tiles (an id() could be reused)
         self.acc: np.ndarray | None = None
         self.block = (0, 0, 0, 0)  # m0, n0, rows, cols of the block in L0C
         self.operands = ((mm.a_gm, self.m, self.k, self.lda, "A"),

@@ -36,6 +36,7 @@ class Schedule:
     ldb: int
     k_iter: int
     cslot: int
+    serial: int
     acc: np.ndarray | None
     block: tuple[int, int, int, int]
 
@@ -106,7 +107,7 @@ class Schedule:
         p = self.eng.plan
         is_a = op.which == "A"
         step, step_k = (p.step_m, p.step_ka) if is_a else (p.step_n, p.step_kb)
-        key = (id(self), i // step, kk // step_k)
+        key = (self.serial, i // step, kk // step_k)
         res, used = op.res, op.used1
         if key in res:  # still resident: reuse it
             s = res.index(key)
@@ -210,7 +211,7 @@ class Schedule:
         for op, i, step, step_k in ((eng.A, mi, p.step_m, p.step_ka),
                                     (eng.B, ni, p.step_n, p.step_kb)):
             if last_k or (kk + 1) % step_k == 0:
-                s = op.res.index((id(self), i // step, kk // step_k))
+                s = op.res.index((self.serial, i // step, kk // step_k))
                 if not op.used1[s]:
                     op.l1_free.set(s, frame)
                     op.used1[s] = True
