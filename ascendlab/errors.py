@@ -58,16 +58,29 @@ class TraceLimitError(AscendlabError, MemoryError):
     """A launch recorded more events than RunOptions.max_events allows."""
 
 
-class AlignmentError(AscendlabError, ValueError):
+class RuntimeValueError(AscendlabError):
+    """Base of the errors that depend only on values a kernel computes or receives at run time
+    (a mask, a repeat or element count, a stride, an address or offset), never on the kernel's
+    types, signatures or positions. pyasc's compiler cannot see these values, so a compile-only
+    launch (Launcher.run patched, or DRY_RUN set: runtime/compile_only.py) reports one as a
+    CompileOnlyWarning and skips the instruction; every other launch raises it."""
+
+
+class CompileOnlyWarning(UserWarning):
+    """A RuntimeValueError met in a compile-only launch: the instruction (named, with the value,
+    the limit and the kernel's source line) was skipped instead of raising."""
+
+
+class AlignmentError(RuntimeValueError, ValueError):
     """An address or length violates an alignment rule (32 B in UB/L1, 512 B in L0A/L0B)."""
 
 
-class OutOfBoundsError(AscendlabError, IndexError):
+class OutOfBoundsError(RuntimeValueError, IndexError):
     """An access falls outside its tensor, its buffer slot or its memory (a memcheck finding
     raised in strict mode)."""
 
 
-class ParamError(AscendlabError, ValueError):
+class ParamError(RuntimeValueError, ValueError):
     """An instruction parameter is out of its documented range (mask, repeat_times, strides...)."""
 
 
