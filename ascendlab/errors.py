@@ -67,8 +67,13 @@ class RuntimeValueError(AscendlabError):
 
 
 class CompileOnlyWarning(UserWarning):
-    """A RuntimeValueError met in a compile-only launch: the instruction (named, with the value,
+    """A RuntimeValueError met in a compile-only launch: the statement (named, with the value,
     the limit and the kernel's source line) was skipped instead of raising."""
+
+
+class SkippedValueError(AscendlabError, RuntimeError):
+    """A compile-only launch skipped the assignment that sets a name, and the name is then used
+    where no statement can be skipped (a condition, a loop bound)."""
 
 
 class AlignmentError(RuntimeValueError, ValueError):
@@ -94,6 +99,12 @@ class PositionError(AscendlabError, ValueError):
 
 class QueueError(AscendlabError, RuntimeError):
     """TQue / TPipe state machine violations: deque on empty, enque past depth, wrong queue."""
+
+
+class QueueStateError(RuntimeValueError, QueueError):
+    """A queue operation finds the wrong number of buffers or tensors: no buffers (init_buffer
+    never ran), no free buffer, depth reached, nothing to deque. The counts exist only at run
+    time, so a compile-only launch skips the operation."""
 
 
 class SyncError(AscendlabError, RuntimeError):

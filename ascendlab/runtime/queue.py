@@ -13,7 +13,7 @@ import sys
 from collections import deque as _fifo
 from typing import Any
 
-from ..errors import CapacityError, QueueError
+from ..errors import CapacityError, QueueError, QueueStateError
 from . import core as _core
 from .core import CoreState
 from .dtypes import DataType
@@ -106,7 +106,7 @@ class TQueBind:
     def _ready(self, op: str, frame: Any) -> CoreState:
         pipe = self.pipe
         if pipe is None or pipe.gen != self.pipe_gen:
-            raise QueueError(f"{self.describe()}.{op}: the queue has no buffers; call "
+            raise QueueStateError(f"{self.describe()}.{op}: the queue has no buffers; call "
                              f"pipe.init_buffer(que, num, len) first "
                              f"{_core.where(self.c, frame)}")
         return self.c
@@ -175,7 +175,7 @@ class TQueBind:
                 break
         else:
             busy = ", ".join(f"slot {i}: {_STATE_NAME[s]}" for i, s in enumerate(state))
-            raise QueueError(f"{self.describe()}.alloc_tensor: no free buffer ({n} allocated "
+            raise QueueStateError(f"{self.describe()}.alloc_tensor: no free buffer ({n} allocated "
                              f"by init_buffer; {busy}); free_tensor a tensor first or give "
                              f"the queue more buffers {_core.where(c, frame)}")
         self.cursor = (slot + 1) % n
@@ -199,7 +199,7 @@ class TQueBind:
                              f"{_STATE_NAME[self.state[slot]]}, only an allocated tensor can be "
                              f"enqueued {_core.where(c, frame)}")
         if self.depth and len(self.fifo) >= self.depth:
-            raise QueueError(f"{self.describe()}.enque: queue depth {self.depth} reached "
+            raise QueueStateError(f"{self.describe()}.enque: queue depth {self.depth} reached "
                              f"({len(self.fifo)} tensors enqueued and not dequeued) "
                              f"{_core.where(c, frame)}")
         self.state[slot] = _ENQUEUED
@@ -212,7 +212,7 @@ class TQueBind:
         frame = _getframe(1)
         c = self._ready("deque", frame)
         if not self.fifo:
-            raise QueueError(f"{self.describe()}.deque: the queue is empty (nothing was "
+            raise QueueStateError(f"{self.describe()}.deque: the queue is empty (nothing was "
                              f"enqueued, or everything was already dequeued) "
                              f"{_core.where(c, frame)}")
         slot = self.fifo.popleft()

@@ -17,7 +17,10 @@ from ascendlab.errors import (
     DTypeError,
     OutOfBoundsError,
     ParamError,
+    QueueError,
+    QueueStateError,
     RuntimeValueError,
+    SkippedValueError,
 )
 
 RUN = "ascendlab.asc.runtime.launcher.Launcher.run"
@@ -71,8 +74,25 @@ def short_call(x: asc.GlobalAddress, z: asc.GlobalAddress):
 @asc.jit
 def read_past_end(x: asc.GlobalAddress, z: asc.GlobalAddress, i: int):
     a = asc.LocalTensor(asc.float16, asc.TPosition.VECIN, 0, N)
-    v = a.get_value(i)  # an assignment: not skipped
-    a.set_value(0, v)
+    v = a.get_value(i)  # READ
+    a.set_value(0, v)  # USE
+    a.set_value(1, 2.0)
+
+
+@asc.jit
+def loop_on_unset(x: asc.GlobalAddress, z: asc.GlobalAddress, i: int):
+    a = asc.LocalTensor(asc.int32, asc.TPosition.VECIN, 0, N)
+    n = a.get_value(i)
+    for k in range(n):  # a loop bound cannot be skipped
+        a.set_value(k, 0)
+
+
+@asc.jit
+def no_buffers(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    que = asc.TQue(asc.TPosition.VECIN, 1)
+    t = que.alloc_tensor(asc.float16)  # ALLOC
+    asc.adds(t, t, 1.0, N)  # ADDS
+    que.free_tensor(t)
 
 
 def _line(kernel, tag: str) -> int:
@@ -101,7 +121,8 @@ def test_patched_launcher_run_skips_the_instruction_with_a_warning():
     assert run.call_count == 1
     (w,) = got.list
     text = str(w.message)
-    assert "asc.add skipped" in text and "mask=512" in text and "[1, 128]" in text
+    assert "`asc.add(c, a, a, mask=mask, " in text and "skipped" in text
+    assert "mask=512" in text and "[1, 128]" in text
     assert "Launcher.run is patched" in text
     assert w.filename.endswith("test_compile_only.py")
     assert w.lineno == _line(masked_add, "# MASKED")
@@ -149,10 +170,38 @@ def test_type_errors_still_raise_in_compile_only():
             short_call[1](x, z)
 
 
-def test_an_assignment_is_not_skipped():
+def test_a_skipped_assignment_leaves_its_names_unset():
     x, z = _io()
-    with patch(RUN, return_value=None), pytest.raises(IndexError, match="get_value"):
+    with pytest.raises(OutOfBoundsError, match="get_value"):
         read_past_end[1](x, z, 1 << 20)
+    with patch(RUN, return_value=None), pytest.warns(CompileOnlyWarning) as got:
+        read_past_end[1](x, z, 1 << 20)
+    read, use = (str(w.message) for w in got.list)
+    assert "`v = a.get_value(i)` skipped" in read and "element 1048576" in read
+    assert "`a.set_value(0, v)` skipped" in use and "uses v, which `v = a.get_value(i)`" in use
+    assert [w.lineno for w in got.list] == [_line(read_past_end, t) for t in ("# READ", "# USE")]
+    writes = [e.op for e in ascendlab.last_run().trace if e.op == "set_value"]
+    assert len(writes) == 1  # the statement that needs no skipped value ran
+
+
+def test_an_unset_name_in_a_loop_bound_raises():
+    x, z = _io()
+    with patch(RUN, return_value=None), pytest.warns(CompileOnlyWarning), \
+            pytest.raises(SkippedValueError, match=r"n has no value: .*`n = a.get_value\(i\)`"):
+        loop_on_unset[1](x, z, 1 << 20)
+
+
+def test_queue_counts_are_run_time_values():
+    x, z = _io()
+    with pytest.raises(QueueStateError, match="the queue has no buffers"):
+        no_buffers[1](x, z)
+    assert issubclass(QueueStateError, QueueError)
+    with patch(RUN, return_value=None), pytest.warns(CompileOnlyWarning) as got:
+        no_buffers[1](x, z)
+    assert len(got.list) == 3
+    assert "no buffers" in str(got.list[0].message)
+    assert "uses t, which `t = que.alloc_tensor(asc.float16)`" in str(got.list[1].message)
+    assert "no buffers" in str(got.list[2].message)  # free_tensor's own check comes first
 
 
 def test_the_traceback_still_points_at_the_kernel_line():
