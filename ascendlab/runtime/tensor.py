@@ -367,9 +367,10 @@ class LocalTensor:
         """'VECIN tensor float16[4096] at UB+0x2000 (queue 0 slot 1)'."""
         if self.space is None:
             return "LocalTensor(<empty handle>)"
-        where = f"queue {self.owner.qid} slot {self.slot}" if self.slot >= 0 else "static"
-        if self.owner is not None and self.slot < 0:
-            where = "TBuf"
+        if self.owner is None:  # a static tensor, or LocalTensorAuto's (slot 0, name auto@LINE)
+            where = "static" if self.slot < 0 else f"LocalTensorAuto {self.name}"
+        else:
+            where = f"queue {self.owner.qid} slot {self.slot}" if self.slot >= 0 else "TBuf"
         return (f"{self.pos.name} tensor {self.dtype.name}[{self.size}] at "
                 f"{self.space}+0x{self.addr:x} ({where})")
 

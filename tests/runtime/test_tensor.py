@@ -142,3 +142,35 @@ def test_unemulated_tensor_methods_say_so():
         ascendlab.launch(k, 1, x, "print")
     with pytest.raises(AttributeError, match="no attribute 'get_valu'"):
         ascendlab.launch(k, 1, x, "typo")
+
+
+@asc.jit
+def add_first_element(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress,
+                      n: asc.ConstExpr[int]):
+    """pyasc's insert_sync/test_vadd_scalar: a scalar read from a LocalTensorAuto."""
+    xg = asc.GlobalTensor()
+    yg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    yg.set_global_buffer(y)
+    zg.set_global_buffer(z)
+    xl = asc.LocalTensorAuto(x.dtype, n)
+    yl = asc.LocalTensorAuto(y.dtype, n)
+    asc.data_copy(xl, xg, n)
+    asc.data_copy(yl, yg, n)
+    val = yl.get_value(0)
+    yl0 = asc.LocalTensorAuto(y.dtype, n)
+    asc.duplicate(yl0, val, n)
+    zl = asc.LocalTensorAuto(z.dtype, n)
+    asc.add(zl, xl, yl0, n)
+    asc.data_copy(zg, zl, n)
+
+
+def test_scalar_read_of_a_local_tensor_auto():
+    rng = np.random.default_rng(5)
+    x, y = rng.random(64, dtype=np.float32), rng.random(64, dtype=np.float32)
+    z = np.zeros_like(x)
+    run = add_first_element[1](x, y, z, 64)
+    np.testing.assert_array_equal(z, x + y[0])
+    reads = [e for e in run.trace if e.op == "get_value"]
+    assert len(reads) == 1 and "LocalTensorAuto auto@" in reads[0].reads[0].name
