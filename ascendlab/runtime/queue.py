@@ -52,6 +52,16 @@ def _position(value: Any, what: str) -> TPosition:
     return pos
 
 
+def release(t: LocalTensor, frame: Any) -> None:
+    """The handle given to free_tensor no longer owns any bytes: its buffer ends where it
+    starts, so any later access through it (an instruction, get_value) is outside its buffer,
+    a memcheck finding that raises in strict mode and warns otherwise, and its messages say it
+    was freed. alloc_tensor(t) / deque(t) rebind it. Limitation: other views of the slot taken
+    before the free (t[8:]) are not released."""
+    t.hi = t.addr
+    t.freed = f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno}"
+
+
 class TQueBind:
     """A queue of buffer slots moving data from position `src` to position `dst`."""
 
@@ -239,6 +249,7 @@ class TQueBind:
         self.state[slot] = _FREE
         self.freed_once[slot] = True
         c.append(self._event("free_tensor", self.consumer, slot, self.war_set[slot], frame))
+        release(tensor, frame)
 
     # ---- queries -----------------------------------------------------------------------
     def vacant_in_que(self) -> bool:

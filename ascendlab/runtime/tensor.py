@@ -158,7 +158,7 @@ class LocalTensor:
     """
 
     __slots__ = ("c", "space", "pos", "addr", "dtype", "size", "hi", "owner", "slot", "arr",
-                 "e0", "tag", "name", "shape_info")
+                 "e0", "tag", "name", "shape_info", "freed")
 
     def __init__(self, dtype: Any = None, pos: Any = _UNSET, addr: Any = _UNSET,
                  tile_size: Any = _UNSET) -> None:
@@ -168,6 +168,7 @@ class LocalTensor:
         self.slot = -1
         self.tag = 0
         self.shape_info: ShapeInfo | None = None  # set_shape_info's ShapeInfo
+        self.freed = ""  # "file:line" of the free_tensor that released this handle's buffer
         if dtype is None or (pos is _UNSET and addr is _UNSET and tile_size is _UNSET):
             self.space = None  # an empty handle
             return
@@ -212,6 +213,7 @@ class LocalTensor:
         self.owner = owner  # the TQue/TBuf that handed it out, None for static tensors
         self.slot = slot
         self.name = name  # short label for trace Accesses ("que0[1]", "VECIN@UB+0x2000")
+        self.freed = ""
         self.arr = c.typed_mem(space, dt)  # the whole space as dt elements
         self.e0 = addr // dt.itemsize  # this tensor's first element in `arr`
 
@@ -259,6 +261,7 @@ class LocalTensor:
         t.tag = self.tag
         t.name = self.name
         t.shape_info = self.shape_info  # a view keeps the tensor's ShapeInfo (a C++ copy does)
+        t.freed = self.freed
         return t
 
     def reinterpret_cast(self, dtype: Any) -> LocalTensor:
@@ -371,6 +374,8 @@ class LocalTensor:
             where = "static" if self.slot < 0 else f"LocalTensorAuto {self.name}"
         else:
             where = f"queue {self.owner.qid} slot {self.slot}" if self.slot >= 0 else "TBuf"
+        if self.freed:
+            where += f", released by free_tensor at {self.freed}: a use after free"
         return (f"{self.pos.name} tensor {self.dtype.name}[{self.size}] at "
                 f"{self.space}+0x{self.addr:x} ({where})")
 
