@@ -102,9 +102,9 @@ class QueueError(AscendlabError, RuntimeError):
 
 
 class QueueStateError(RuntimeValueError, QueueError):
-    """A queue operation finds the wrong number of buffers or tensors: no buffers (init_buffer
-    never ran), no free buffer, depth reached, nothing to deque. The counts exist only at run
-    time, so a compile-only launch skips the operation."""
+    """A queue or TBufPool operation finds the wrong number of buffers, bytes or tensors: no
+    buffers (init_buffer never ran), no free buffer, depth reached, nothing to deque, a pool
+    without bytes. The counts exist only at run time, so a compile-only launch skips it."""
 
 
 class SyncError(AscendlabError, RuntimeError):
