@@ -114,9 +114,10 @@ from ..runtime.vector_rows import (
     pair_reduce_sum,
     repeat_reduce_sum,
 )
+
+# isort: split
 # py-core: pyasc's TBufPool, LocalMemAllocator, TensorDesc / ListTensorDesc
 from ..runtime.tbufpool import TBufPool
-
 from . import adv, lib, runtime  # noqa: F401 - asc.adv, asc.lib.runtime, asc.runtime.config
 from ._unemulated import UNEMULATED as _UNEMULATED
 from ._unemulated import unemulated as _unemulated
