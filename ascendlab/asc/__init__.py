@@ -117,6 +117,9 @@ from ..runtime.vector_rows import (
 
 # isort: split
 # py-core: pyasc's TBufPool, LocalMemAllocator, TensorDesc / ListTensorDesc
+from ..runtime.enums import CacheMode, CacheRwMode, DataFormat, Hardware
+from ..runtime.local_mem import LocalMemAllocator
+from ..runtime.shapeinfo import get_shape_size
 from ..runtime.tbufpool import TBufPool
 from . import adv, lib, runtime  # noqa: F401 - asc.adv, asc.lib.runtime, asc.runtime.config
 from ._unemulated import UNEMULATED as _UNEMULATED
