@@ -118,6 +118,7 @@ from ..runtime.vector_rows import (
 # isort: split
 # py-core: pyasc's TBufPool, LocalMemAllocator, TensorDesc / ListTensorDesc
 from ..runtime.enums import CacheMode, CacheRwMode, DataFormat, Hardware
+from ..runtime.list_tensor import ListTensorDesc, TensorDesc
 from ..runtime.local_mem import LocalMemAllocator
 from ..runtime.shapeinfo import get_shape_size
 from ..runtime.tbufpool import TBufPool

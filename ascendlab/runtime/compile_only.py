@@ -91,8 +91,9 @@ def skip(exc: BaseException, statement: str, names: tuple[str, ...]) -> bool:
         if not unset:
             return False
         held = frame.f_locals[unset]
-        why = (f"uses {unset}, which `{held.statement}` (line {held.line}) left unset "
-               f"({type(exc).__name__}: {exc})")
+        why = f"uses {unset}, which `{held.statement}` (line {held.line}) left unset"
+        if not isinstance(exc, SkippedValueError):  # the error the unset value caused
+            why += f" ({type(exc).__name__}: {exc})"
     c.launch.skipped.append((statement, str(exc)))
     warnings.warn_explicit(
         f"`{statement}` skipped: compile-only launch ({c.launch.compile_only}); it {why}",

@@ -54,6 +54,7 @@ class LaunchState:
         # instructions it skipped, (statement, message)
         self.compile_only = ""
         self.skipped: list[tuple[str, str]] = []
+        self.allocs: dict[str, Any] = {}  # the GM arguments (memory.GMAlloc) by name
 
     def cube_core(self, group: int) -> CoreState:
         """The cube (AIC) core of `group` in a MIX launch (created on first use)."""

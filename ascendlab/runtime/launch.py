@@ -278,6 +278,7 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
     launch.max_events = run_opts.max_events
     launch.kernel = kernel.__name__
     launch.compile_only = compile_only_reason()
+    launch.allocs = allocs
     # pyasc forces insert_sync on for kernels using LocalTensorAuto
     launch.insert_sync = bool(opts.get("insert_sync")) or "LocalTensorAuto" in kernel.names_used()
     n_cores = 2 * block_num if kind == "mix" else block_num
