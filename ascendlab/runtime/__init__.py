@@ -17,10 +17,11 @@ from . import (
     tpipe,
     vector,
     vector_cast,
+    vector_cmpscalar,
     vector_cmpsel,
     vector_reduce,
     vector_rows,
 )
 
 __all__ = ["cube", "cube_fixpipe", "dma", "queue", "sync", "tensor", "tpipe", "vector",
-           "vector_cast", "vector_cmpsel", "vector_reduce", "vector_rows"]
+           "vector_cast", "vector_cmpscalar", "vector_cmpsel", "vector_reduce", "vector_rows"]
