@@ -66,6 +66,11 @@ class RuntimeValueError(AscendlabError):
     CompileOnlyWarning and skips the instruction; every other launch raises it."""
 
 
+class EmptyHandleError(RuntimeValueError, ValueError):
+    """An instruction is given a LocalTensor handle that was never filled (LocalTensor(dtype)
+    before alloc_tensor / deque / TBuf.get): its address is a run-time value that never came."""
+
+
 class CompileOnlyWarning(UserWarning):
     """A RuntimeValueError met in a compile-only launch: the statement (named, with the value,
     the limit and the kernel's source line) was skipped instead of raising."""

@@ -9,7 +9,8 @@ UB holds, alloc_tensor on a queue that init_buffer never gave buffers).
 ascendlab still runs such a kernel (that is how it checks it), in compile-only mode:
 
 * the rule: an error whose class derives from errors.RuntimeValueError (ParamError,
-  OutOfBoundsError, AlignmentError, QueueStateError: values and counts known only at run time)
+  OutOfBoundsError, AlignmentError, EmptyHandleError, QueueStateError: values, addresses and
+  counts known only at run time)
   raised by a statement of the kernel is reported as a CompileOnlyWarning naming the statement,
   and that statement is skipped; the kernel goes on with its next statement. The names a
   skipped assignment would have bound hold an Unset placeholder, and a later statement that

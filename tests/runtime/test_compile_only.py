@@ -15,6 +15,7 @@ import ascendlab.asc as asc
 from ascendlab.errors import (
     CompileOnlyWarning,
     DTypeError,
+    EmptyHandleError,
     OutOfBoundsError,
     ParamError,
     QueueError,
@@ -210,3 +211,18 @@ def test_the_traceback_still_points_at_the_kernel_line():
         masked_add[1](x, z, 512)
     lines = [t.lineno for t in info.traceback if t.path.name == "test_compile_only.py"]
     assert _line(masked_add, "# MASKED") - 1 in lines  # traceback entries are 0-based
+
+
+@asc.jit
+def empty_handle(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    t = asc.LocalTensor(asc.float16)  # never filled by alloc_tensor / deque
+    asc.adds(t, t, 1.0, N)  # EMPTY
+
+
+def test_an_empty_handle_is_a_run_time_value():
+    x, z = _io()
+    with pytest.raises(EmptyHandleError, match="empty LocalTensor handle"):
+        empty_handle[1](x, z)
+    assert issubclass(EmptyHandleError, ValueError)
+    with patch(RUN, return_value=None), pytest.warns(CompileOnlyWarning, match="empty"):
+        empty_handle[1](x, z)
