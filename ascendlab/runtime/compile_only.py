@@ -113,6 +113,13 @@ def _label(node: ast.stmt) -> str:
     return text if len(text) <= 72 else text[:69] + "..."
 
 
+def statement_labels(fdef: ast.FunctionDef) -> dict[tuple[int, int], str]:
+    """The labels of a kernel's statements as written, by position: taken before kernel_ast
+    rewrites `/` and `%` into helper calls, so messages show the user's source."""
+    return {(n.lineno, n.col_offset): _label(n) for n in ast.walk(fdef)
+            if isinstance(n, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign))}
+
+
 def _targets(node: ast.AST) -> list[str]:
     """The plain names an assignment target binds (attributes and subscripts bind none)."""
     if isinstance(node, ast.Name):
@@ -127,8 +134,11 @@ def _targets(node: ast.AST) -> list[str]:
 class WrapStatements(ast.NodeTransformer):
     """Wrap every call statement and assignment as the module docstring describes."""
 
+    def __init__(self, labels: dict[tuple[int, int], str] | None = None) -> None:
+        self.labels = labels or {}
+
     def _wrap(self, node: ast.stmt, targets: list[ast.AST]) -> ast.AST:
-        label = _label(node)
+        label = self.labels.get((node.lineno, node.col_offset)) or _label(node)
         names = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)})
         test = ast.UnaryOp(op=ast.Not(), operand=ast.Call(
             func=ast.Name(id=SKIP_HELPER, ctx=ast.Load()),

@@ -226,3 +226,16 @@ def test_an_empty_handle_is_a_run_time_value():
     assert issubclass(EmptyHandleError, ValueError)
     with patch(RUN, return_value=None), pytest.warns(CompileOnlyWarning, match="empty"):
         empty_handle[1](x, z)
+
+
+@asc.jit
+def divided(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    a = asc.LocalTensor(asc.float16, asc.TPosition.VECIN, 0, N)
+    asc.adds(a, a, 1.0, n // 2)  # a negative count after C division
+
+
+def test_messages_show_the_statement_as_written():
+    x, z = _io()
+    with patch(RUN, return_value=None), pytest.warns(CompileOnlyWarning) as got:
+        divided[1](x, z, -7)
+    assert "`asc.adds(a, a, 1.0, n // 2)` skipped" in str(got.list[0].message)
