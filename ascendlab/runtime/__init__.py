@@ -13,6 +13,7 @@ from . import (
     dma,
     queue,
     sync,
+    tbufpool,
     tensor,
     tpipe,
     vector,
@@ -23,5 +24,5 @@ from . import (
     vector_rows,
 )
 
-__all__ = ["cube", "cube_fixpipe", "dma", "queue", "sync", "tensor", "tpipe", "vector",
+__all__ = ["cube", "cube_fixpipe", "dma", "queue", "sync", "tbufpool", "tensor", "tpipe", "vector",
            "vector_cast", "vector_cmpscalar", "vector_cmpsel", "vector_reduce", "vector_rows"]
