@@ -19,8 +19,6 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import numpy as np
-
 from ..errors import DTypeError, ParamError
 from . import core as _core
 from . import vector as _vec
@@ -28,7 +26,7 @@ from .core import access, check_vector_order, emit
 from .enums import CMPMODE
 from .params import UnaryRepeatParams
 from .trace import register_op
-from .vector_cmpsel import CMP_DTYPES, COMPARE, _enum, _head, _ub_bytes
+from .vector_cmpsel import CMP_DTYPES, COMPARE, _enum, _head, count_repeats, store_bits
 from .vector_reduce import repeat_access
 
 _getframe = sys._getframe
@@ -98,24 +96,14 @@ def compare_scalar(*args: Any, **kwargs: Any) -> None:
             raise TypeError(f"{op}: expected (dst, src0, src1_scalar, cmp_mode, count) or (..., "
                             f"mask, repeat_times, repeat_params[, is_set_mask])")
         n = b["count"].__index__()
-        if n < 0 or (n * isz) % 256:
-            raise ParamError(f"{op}: count={n} x {isz} B = {n * isz} B is not a multiple of "
-                             f"256 B; the count form processes whole 256 B repeats "
-                             f"{_core.where(c, frame)}")
-        R = n * isz // 256
+        R = count_repeats(op, n, isz, c, frame)
         values = None
         if n:
             _vec.span_check(op, src0, n, "src0", c, frame)
             values = src0.arr[src0.e0:src0.e0 + n]
         read = access("UB", src0.addr, n * isz, src0.name, 1, 0)
         out_args = (("count", n),)
-    nb = n // 8
-    if n:
-        _vec.span_check(op, dst, nb, "dst", c, frame)
-        with np.errstate(invalid="ignore"):
-            bits = COMPARE[mode](values, s)
-        _ub_bytes(c, dst)[dst.addr:dst.addr + nb] = np.packbits(bits, bitorder="little")
-    writes = (access("UB", dst.addr, nb, dst.name, 1, 0),)
+    writes = store_bits(op, c, dst, n, lambda: COMPARE[mode](values, s), frame)
     if c.launch.auto_sync:
         check_vector_order(c, (read,), writes, frame)
     emit(c, "V", op, (read,), writes, n, src0.dtype.name, R, frame, None,
