@@ -95,7 +95,12 @@ def skip(exc: BaseException, statement: str, names: tuple[str, ...]) -> bool:
         why = f"uses {unset}, which `{held.statement}` (line {held.line}) left unset"
         if not isinstance(exc, SkippedValueError):  # the error the unset value caused
             why += f" ({type(exc).__name__}: {exc})"
-    c.launch.skipped.append((statement, str(exc)))
+    where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    seen = c.launch.skipped.get(where)
+    if seen is not None:  # warned once per statement and launch (a loop repeats it)
+        c.launch.skipped[where] = (seen[0], seen[1] + 1)
+        return True
+    c.launch.skipped[where] = (statement, 1)
     warnings.warn_explicit(
         f"`{statement}` skipped: compile-only launch ({c.launch.compile_only}); it {why}",
         CompileOnlyWarning, frame.f_code.co_filename, frame.f_lineno)

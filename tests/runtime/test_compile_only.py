@@ -239,3 +239,18 @@ def test_messages_show_the_statement_as_written():
     with patch(RUN, return_value=None), pytest.warns(CompileOnlyWarning) as got:
         divided[1](x, z, -7)
     assert "`asc.adds(a, a, 1.0, n // 2)` skipped" in str(got.list[0].message)
+
+
+@asc.jit
+def skipped_in_a_loop(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    a = asc.LocalTensor(asc.float16, asc.TPosition.VECIN, 0, N)
+    params = asc.UnaryRepeatParams(1, 1, 8, 8)
+    for _ in range(n):
+        asc.adds(a, a, 1.0, mask=512, repeat_times=1, repeat_params=params)
+
+
+def test_a_statement_skipped_in_a_loop_warns_once():
+    x, z = _io()
+    with patch(RUN, return_value=None), pytest.warns(CompileOnlyWarning) as got:
+        skipped_in_a_loop[1](x, z, 50)
+    assert len(got.list) == 1
