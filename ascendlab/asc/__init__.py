@@ -183,6 +183,14 @@ from ..runtime.sysvar import (
     trap,
 )
 # isort: on
+# isort: split
+# py-core: TBufPool, LocalMemAllocator, TensorDesc / ListTensorDesc, compare_scalar, enums
+from ..runtime.enums import CacheMode, CacheRwMode, DataFormat, Hardware
+from ..runtime.list_tensor import ListTensorDesc, TensorDesc
+from ..runtime.local_mem import LocalMemAllocator
+from ..runtime.shapeinfo import get_shape_size
+from ..runtime.tbufpool import TBufPool
+from ..runtime.vector_cmpscalar import compare_scalar
 from . import adv, lib, runtime  # noqa: F401 - asc.adv, asc.lib.runtime, asc.runtime.config
 from ._unemulated import UNEMULATED as _UNEMULATED
 from ._unemulated import unemulated as _unemulated

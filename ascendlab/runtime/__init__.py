@@ -19,15 +19,18 @@ from . import (
     scalar_ops,
     sync,
     sysvar,
+    tbufpool,
     tensor,
     tpipe,
     vector,
     vector_cast,
+    vector_cmpscalar,
     vector_cmpsel,
     vector_reduce,
     vector_rows,
 )
 
-__all__ = ["cube", "cube_fixpipe", "dma", "queue", "sync", "tensor", "tpipe", "vector",
-           "vector_cast", "vector_cmpsel", "vector_reduce", "vector_rows",
-           "atomic", "block_sync", "hints", "registers", "scalar_ops", "sysvar"]
+__all__ = ["cube", "cube_fixpipe", "dma", "queue", "sync", "tbufpool", "tensor", "tpipe",
+           "vector", "vector_cast", "vector_cmpscalar", "vector_cmpsel", "vector_reduce",
+           "vector_rows", "atomic", "block_sync", "hints", "registers", "scalar_ops",
+           "sysvar"]

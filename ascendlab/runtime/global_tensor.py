@@ -13,10 +13,13 @@ from ..errors import LaunchError
 from . import core as _core
 from .core import CoreState, access, emit, finding
 from .dtypes import DataType
+from .enums import CacheMode, CacheRwMode
 from .memory import GUARD, GlobalAddress
+from .shapeinfo import ShapeInfo
 
 _getframe = sys._getframe
 _new_obj = object.__new__
+_EMPTY_SHAPE = ShapeInfo()
 
 
 def _as_int(value: Any, what: str) -> int:
@@ -30,13 +33,17 @@ def _as_int(value: Any, what: str) -> int:
 class GlobalTensor:
     """A typed window on GM: `set_global_buffer(addr[, size])`, then `g[i:]` views by elements."""
 
-    __slots__ = ("alloc", "offset", "dtype", "size")
+    __slots__ = ("alloc", "offset", "dtype", "size", "shape_info", "cache_hint")
 
     def __init__(self) -> None:
         self.alloc = None
         self.offset = 0  # bytes from the argument's element 0
         self.dtype: DataType | None = None
         self.size: int | None = None  # elements declared by set_global_buffer, if any
+        self.shape_info: ShapeInfo | None = None  # set_shape_info's ShapeInfo
+        # set_l2_cache_hint's (CacheMode, CacheRwMode): recorded; the cycle model's L2 does not
+        # follow cache hints (docs/cycle-model.md)
+        self.cache_hint = (CacheMode.CACHE_MODE_NORMAL, CacheRwMode.RW)
 
     def set_global_buffer(self, buffer: Any = None, buffer_size: Any = None) -> None:
         """Point this tensor at `buffer` (a GlobalAddress such as `x + offset`)."""
@@ -59,6 +66,8 @@ class GlobalTensor:
         g.offset = self.offset + index * self.dtype.itemsize
         size = self.size
         g.size = None if size is None else size - index
+        g.shape_info = self.shape_info
+        g.cache_hint = self.cache_hint
         return g
 
     def __getitem__(self, key: Any) -> GlobalTensor:
@@ -131,9 +140,23 @@ class GlobalTensor:
     def __getattr__(self, name: str) -> Any:
         return _unemulated_method("GlobalTensor", name)
 
-    def __call__(self, index: Any) -> Any:
-        raise NotImplementedError("GlobalTensor(index) (pyasc's bracket operator) is not "
-                                  "emulated; use g[index:] for a view or g.get_value(index)")
+    def __call__(self, index: Any) -> GlobalTensor:
+        """g(i): pyasc's call operator, the same tensor from element i on (like g[i:])."""
+        return call_view(self, index)
+
+    def set_shape_info(self, shape_info: Any) -> None:
+        """Attach a ShapeInfo (a logical shape; the data is not touched)."""
+        self.shape_info = check_shape_info(shape_info, "GlobalTensor")
+
+    def get_shape_info(self) -> ShapeInfo:
+        """The ShapeInfo set on this tensor; an empty ShapeInfo() (shape_dim 0) if none was."""
+        return self.shape_info if self.shape_info is not None else _EMPTY_SHAPE
+
+    def set_l2_cache_hint(self, mode: Any = CacheMode.CACHE_MODE_NORMAL,
+                          rw_mode: Any = CacheRwMode.RW) -> None:
+        """Record the L2 cache policy for this tensor's accesses. It changes no emulated number:
+        the cycle model's L2 (docs/cycle-model.md) does not follow cache hints."""
+        self.cache_hint = (CacheMode(mode), CacheRwMode(rw_mode))
 
     def __repr__(self) -> str:
         if self.alloc is None:
@@ -143,9 +166,24 @@ class GlobalTensor:
 
 # pyasc tensor methods the emulator does not implement: using one raises, naming it.
 _UNEMULATED_METHODS = {
-    "GlobalTensor": frozenset({"set_l2_cache_hint", "set_shape_info", "get_shape_info"}),
+    "GlobalTensor": frozenset(),
     "LocalTensor": frozenset({"print", "to_file"}),
 }
+
+
+def check_shape_info(value: Any, cls: str) -> ShapeInfo:
+    if not isinstance(value, ShapeInfo):
+        raise TypeError(f"{cls}.set_shape_info expects an asc.ShapeInfo, got "
+                        f"{type(value).__name__} {value!r}")
+    return value
+
+
+def call_view(t: Any, index: Any) -> Any:
+    """pyasc's `t(i)` (its BracketOp): a tensor of the same type at element i; it takes a
+    run-time integer only."""
+    if isinstance(index, bool) or not hasattr(index, "__index__"):
+        raise RuntimeError(f"Tensor call operator is not supported with {index!r}")
+    return t[index.__index__():]
 
 
 def _unemulated_method(cls: str, name: str) -> Any:

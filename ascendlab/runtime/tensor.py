@@ -9,12 +9,19 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import AlignmentError, CapacityError, CoreTypeError, PositionError
+from ..errors import AlignmentError, CapacityError, CoreTypeError, EmptyHandleError, PositionError
 from . import core as _core
 from .core import CoreState, access, emit, finding
 from .dtypes import DataType
 from .enums import SPACE_OF, VECTOR_POSITIONS, TPosition
-from .global_tensor import GlobalTensor, _as_int, _unemulated_method, require_global
+from .global_tensor import (
+    GlobalTensor,
+    _as_int,
+    _unemulated_method,
+    call_view,
+    check_shape_info,
+    require_global,
+)
 from .shapeinfo import ShapeInfo
 from .trace import register_op
 
@@ -39,7 +46,7 @@ class LocalTensor:
     """
 
     __slots__ = ("c", "space", "pos", "addr", "dtype", "size", "hi", "owner", "slot", "arr",
-                 "e0", "tag", "name", "shape_info")
+                 "e0", "tag", "name", "shape_info", "freed")
 
     def __init__(self, dtype: Any = None, pos: Any = _UNSET, addr: Any = _UNSET,
                  tile_size: Any = _UNSET) -> None:
@@ -49,6 +56,7 @@ class LocalTensor:
         self.slot = -1
         self.tag = 0
         self.shape_info: ShapeInfo | None = None  # set_shape_info's ShapeInfo
+        self.freed = ""  # "file:line" of the free_tensor that released this handle's buffer
         if dtype is None or (pos is _UNSET and addr is _UNSET and tile_size is _UNSET):
             self.space = None  # an empty handle
             return
@@ -93,6 +101,7 @@ class LocalTensor:
         self.owner = owner  # the TQue/TBuf that handed it out, None for static tensors
         self.slot = slot
         self.name = name  # short label for trace Accesses ("que0[1]", "VECIN@UB+0x2000")
+        self.freed = ""
         self.arr = c.typed_mem(space, dt)  # the whole space as dt elements
         self.e0 = addr // dt.itemsize  # this tensor's first element in `arr`
 
@@ -108,8 +117,8 @@ class LocalTensor:
 
     def _require(self) -> None:
         if self.space is None:
-            raise ValueError("LocalTensor handle used before it was filled (alloc_tensor / "
-                             "deque / TBuf.get)")
+            raise EmptyHandleError("LocalTensor handle used before it was filled "
+                                   "(alloc_tensor / deque / TBuf.get)")
 
     # ---- views -------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> LocalTensor:
@@ -140,6 +149,7 @@ class LocalTensor:
         t.tag = self.tag
         t.name = self.name
         t.shape_info = self.shape_info  # a view keeps the tensor's ShapeInfo (a C++ copy does)
+        t.freed = self.freed
         return t
 
     def reinterpret_cast(self, dtype: Any) -> LocalTensor:
@@ -198,10 +208,11 @@ class LocalTensor:
 
     def set_shape_info(self, shape_info: Any) -> None:
         """Attach a ShapeInfo (the logical shape library routines such as adv.softmax read)."""
-        if not isinstance(shape_info, ShapeInfo):
-            raise TypeError(f"LocalTensor.set_shape_info expects an asc.ShapeInfo, got "
-                            f"{type(shape_info).__name__} {shape_info!r}")
-        self.shape_info = shape_info
+        self.shape_info = check_shape_info(shape_info, "LocalTensor")
+
+    def __call__(self, index: Any) -> LocalTensor:
+        """t(i): pyasc's call operator, the same tensor from element i on (like t[i:])."""
+        return call_view(self, index)
 
     def get_shape_info(self) -> ShapeInfo:
         """The ShapeInfo set on this tensor; an empty ShapeInfo() (shape_dim 0) if none was."""
@@ -248,18 +259,17 @@ class LocalTensor:
         """'VECIN tensor float16[4096] at UB+0x2000 (queue 0 slot 1)'."""
         if self.space is None:
             return "LocalTensor(<empty handle>)"
-        where = f"queue {self.owner.qid} slot {self.slot}" if self.slot >= 0 else "static"
-        if self.owner is not None and self.slot < 0:
-            where = "TBuf"
+        if self.owner is None:  # a static tensor, or LocalTensorAuto's (slot 0, name auto@LINE)
+            where = "static" if self.slot < 0 else f"LocalTensorAuto {self.name}"
+        else:
+            where = f"queue {self.owner.qid} slot {self.slot}" if self.slot >= 0 else "TBuf"
+        if self.freed:
+            where += f", released by free_tensor at {self.freed}: a use after free"
         return (f"{self.pos.name} tensor {self.dtype.name}[{self.size}] at "
                 f"{self.space}+0x{self.addr:x} ({where})")
 
     def __getattr__(self, name: str) -> Any:
         return _unemulated_method("LocalTensor", name)
-
-    def __call__(self, index: Any) -> Any:
-        raise NotImplementedError("LocalTensor(index) (pyasc's bracket operator) is not "
-                                  "emulated; use t[index:] for a view or t.get_value(index)")
 
     def __repr__(self) -> str:
         return f"LocalTensor({self.describe()})"
@@ -280,5 +290,5 @@ def require_local(op: str, t: Any, role: str) -> LocalTensor:
     if not isinstance(t, LocalTensor):
         raise TypeError(f"{op}: {role} must be a LocalTensor, got {type(t).__name__}")
     if t.space is None:
-        raise ValueError(f"{op}: {role} is an empty LocalTensor handle")
+        raise EmptyHandleError(f"{op}: {role} is an empty LocalTensor handle")
     return t
