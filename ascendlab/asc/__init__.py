@@ -114,6 +114,18 @@ from ..runtime.vector_rows import (
     pair_reduce_sum,
     repeat_reduce_sum,
 )
+
+# isort: split
+# py-move: data movement, gather and sort (vector_copy, vector_transpose, vector_gather,
+# vector_sort, vector_proposal, aipp)
+from ..runtime.vector_copy import copy
+from ..runtime.vector_transpose import (
+    TransDataTo5HDParams,
+    TransposeParamsExt,
+    TransposeType,
+    trans_data_to_5hd,
+    transpose,
+)
 from . import adv, lib, runtime  # noqa: F401 - asc.adv, asc.lib.runtime, asc.runtime.config
 from ._unemulated import UNEMULATED as _UNEMULATED
 from ._unemulated import unemulated as _unemulated

@@ -18,9 +18,12 @@ from . import (
     vector,
     vector_cast,
     vector_cmpsel,
+    vector_copy,
     vector_reduce,
     vector_rows,
+    vector_transpose,
 )
 
 __all__ = ["cube", "cube_fixpipe", "dma", "queue", "sync", "tensor", "tpipe", "vector",
-           "vector_cast", "vector_cmpsel", "vector_reduce", "vector_rows"]
+           "vector_cast", "vector_cmpsel", "vector_copy", "vector_reduce", "vector_rows",
+           "vector_transpose"]
