@@ -119,6 +119,17 @@ from ..runtime.vector_rows import (
 # py-move: data movement, gather and sort (vector_copy, vector_transpose, vector_gather,
 # vector_sort, vector_proposal, aipp)
 from ..runtime.vector_copy import copy
+from ..runtime.vector_proposal import mrg_sort4, proposal_concat, proposal_extract, rp_sort16
+from ..runtime.vector_sort import (
+    MrgSort4Info,
+    MrgSortSrcList,
+    get_mrg_sort_result,
+    get_sort_len,
+    get_sort_offset,
+    mrg_sort,
+    sort,
+    sort32,
+)
 from ..runtime.vector_transpose import (
     TransDataTo5HDParams,
     TransposeParamsExt,

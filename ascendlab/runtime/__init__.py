@@ -19,11 +19,13 @@ from . import (
     vector_cast,
     vector_cmpsel,
     vector_copy,
+    vector_proposal,
     vector_reduce,
     vector_rows,
+    vector_sort,
     vector_transpose,
 )
 
 __all__ = ["cube", "cube_fixpipe", "dma", "queue", "sync", "tensor", "tpipe", "vector",
-           "vector_cast", "vector_cmpsel", "vector_copy", "vector_reduce", "vector_rows",
-           "vector_transpose"]
+           "vector_cast", "vector_cmpsel", "vector_copy", "vector_proposal", "vector_reduce",
+           "vector_rows", "vector_sort", "vector_transpose"]
