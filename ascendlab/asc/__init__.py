@@ -119,6 +119,13 @@ from ..runtime.vector_rows import (
 # py-move: data movement, gather and sort (vector_copy, vector_transpose, vector_gather,
 # vector_sort, vector_proposal, aipp)
 from ..runtime.vector_copy import copy
+from ..runtime.vector_gather import (
+    GatherRepeatParams,
+    bilinear_interpolation,
+    gather,
+    gatherb,
+    scatter,
+)
 from ..runtime.vector_proposal import mrg_sort4, proposal_concat, proposal_extract, rp_sort16
 from ..runtime.vector_sort import (
     MrgSort4Info,

@@ -19,6 +19,7 @@ from . import (
     vector_cast,
     vector_cmpsel,
     vector_copy,
+    vector_gather,
     vector_proposal,
     vector_reduce,
     vector_rows,
@@ -27,5 +28,5 @@ from . import (
 )
 
 __all__ = ["cube", "cube_fixpipe", "dma", "queue", "sync", "tensor", "tpipe", "vector",
-           "vector_cast", "vector_cmpsel", "vector_copy", "vector_proposal", "vector_reduce",
-           "vector_rows", "vector_sort", "vector_transpose"]
+           "vector_cast", "vector_cmpsel", "vector_copy", "vector_gather", "vector_proposal",
+           "vector_reduce", "vector_rows", "vector_sort", "vector_transpose"]
