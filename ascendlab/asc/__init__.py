@@ -118,6 +118,19 @@ from ..runtime.vector_rows import (
 # isort: split
 # py-move: data movement, gather and sort (vector_copy, vector_transpose, vector_gather,
 # vector_sort, vector_proposal, aipp)
+from ..runtime.aipp import (
+    AippChannelPaddingParams,
+    AippColorSpaceConvParams,
+    AippDataTypeConvParams,
+    AippInputFormat,
+    AippPaddingParams,
+    AippParams,
+    AippSingleLineParams,
+    AippSwapParams,
+    LoadImageToLocalParams,
+    load_image_to_local,
+    set_aipp_functions,
+)
 from ..runtime.vector_copy import copy
 from ..runtime.vector_gather import (
     GatherRepeatParams,

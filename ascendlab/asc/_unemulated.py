@@ -13,7 +13,7 @@ DOCS = "docs/emulated-api.md"
 # From pyasc's asc.language.{basic,core,fwk,adv} __all__ lists (hicann/pyasc), minus what
 # ascendlab.asc implements.
 UNEMULATED: frozenset[str] = frozenset("""
-data_sync_barrier get_hccl_context get_sys_workspace set_aipp_functions set_atomic_add
+data_sync_barrier get_hccl_context get_sys_workspace set_atomic_add
 set_atomic_max set_atomic_min set_atomic_none set_atomic_type set_hccl_context set_hf32_mode
 set_hf32_trans_mode set_mm_layout_transform data_cache_clean_and_invalid
 get_icache_preload_status icache_preload
@@ -22,13 +22,12 @@ get_program_counter get_system_cycle trap add_deq_relu mul_cast
 add_relu_cast sub_relu_cast gather_mask get_gather_mask_remain_count
 cast_deq set_deq_scale load_data_with_transpose
 compare_scalar get_cmp_mask set_cmp_mask
-cross_core_set_flag cross_core_wait_flag ib_set ib_wait set_pad_value load_image_to_local
-set_fix_pipe_pre_quant_flag AippChannelPaddingParams AippColorSpaceConvParams
-AippDataTypeConvParams AippPaddingParams AippParams AippSingleLineParams AippSwapParams
-AippInputFormat BatchMode BlockMode CacheLine CacheMode CacheRwMode DataFormat DcciDst DeqScale
+cross_core_set_flag cross_core_wait_flag ib_set ib_wait set_pad_value
+set_fix_pipe_pre_quant_flag
+BatchMode BlockMode CacheLine CacheMode CacheRwMode DataFormat DcciDst DeqScale
 GatherMaskMode MemDsbT IterateMode LayoutMode pad_t ScheduleType MatmulConfigMode
 number inline DataCopyEnhancedParams GatherMaskParams
-InitConstValueParams LoadImageToLocalParams SliceInfo
+InitConstValueParams SliceInfo
 Nz2NdParamsFull DataCopyCO12DstParams
 LoadData2DParamsV2 LoadData2dTransposeParams LoadData2dTransposeParamsV2 LoadData3DParamsV1
 LoadData3DParamsV2 LoadData3DParamsV2Pro LoadDataRepeatParam static_assert TBufPool

@@ -8,6 +8,7 @@ chips -> dtypes, enums, params -> trace -> core -> memory -> tensor -> queue -> 
 # makes the registry complete as soon as anything of the runtime (trace.py included) is imported,
 # so the cost of a trace never depends on which other modules a process happened to import.
 from . import (
+    aipp,
     cube,
     cube_fixpipe,
     dma,
@@ -27,6 +28,6 @@ from . import (
     vector_transpose,
 )
 
-__all__ = ["cube", "cube_fixpipe", "dma", "queue", "sync", "tensor", "tpipe", "vector",
+__all__ = ["aipp", "cube", "cube_fixpipe", "dma", "queue", "sync", "tensor", "tpipe", "vector",
            "vector_cast", "vector_cmpsel", "vector_copy", "vector_gather", "vector_proposal",
            "vector_reduce", "vector_rows", "vector_sort", "vector_transpose"]
