@@ -44,7 +44,7 @@ from .trace import register_op
 
 _getframe = sys._getframe
 
-register_op("load_image_to_local", "MTE2", "dma", module=__name__)
+register_op("load_image_to_local", "MTE2", "dma", replayable=False, module=__name__)
 
 
 class AippInputFormat(IntEnum):

@@ -148,7 +148,10 @@ def test_the_table_covers_the_runtimes_instructions():
     # the op registry's ops without a pyasc-facing form are exactly what the library replays
     # runtime/vector_rows.py's kernel-facing ops the grader does not re-issue yet
     rows = {"block_reduce_min", "pair_reduce_sum", "repeat_reduce_sum"}
-    assert LIBRARY_OPS | rows == {n for n, i in OPS.items() if not i.replayable}
+    # py-move's data-movement, gather and sort instructions, not re-issued yet either
+    moves = {n for n, i in OPS.items() if i.module.split(".")[-1] in (
+        "vector_transpose", "vector_sort", "vector_proposal", "vector_gather", "aipp")}
+    assert LIBRARY_OPS | rows | moves == {n for n, i in OPS.items() if not i.replayable}
     assert RECORDABLE_OPS <= set(OPS), RECORDABLE_OPS - set(OPS)
 
 
