@@ -116,6 +116,15 @@ from ..runtime.vector_rows import (
 )
 
 # isort: split
+# py-core: TBufPool, LocalMemAllocator, TensorDesc / ListTensorDesc, compare_scalar, enums
+from ..runtime.enums import CacheMode, CacheRwMode, DataFormat, Hardware
+from ..runtime.list_tensor import ListTensorDesc, TensorDesc
+from ..runtime.local_mem import LocalMemAllocator
+from ..runtime.shapeinfo import get_shape_size
+from ..runtime.tbufpool import TBufPool
+from ..runtime.vector_cmpscalar import compare_scalar
+
+# isort: split
 # py-move: data movement, gather and sort (vector_copy, vector_transpose, vector_gather,
 # vector_sort, vector_proposal, aipp)
 from ..runtime.aipp import (

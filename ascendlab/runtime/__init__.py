@@ -18,6 +18,7 @@ from . import (
     tpipe,
     vector,
     vector_cast,
+    vector_cmpscalar,
     vector_cmpsel,
     vector_copy,
     vector_gather,
@@ -29,5 +30,5 @@ from . import (
 )
 
 __all__ = ["aipp", "cube", "cube_fixpipe", "dma", "queue", "sync", "tensor", "tpipe", "vector",
-           "vector_cast", "vector_cmpsel", "vector_copy", "vector_gather", "vector_proposal",
-           "vector_reduce", "vector_rows", "vector_sort", "vector_transpose"]
+           "vector_cast", "vector_cmpscalar", "vector_cmpsel", "vector_copy", "vector_gather",
+           "vector_proposal", "vector_reduce", "vector_rows", "vector_sort", "vector_transpose"]
