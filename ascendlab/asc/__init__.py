@@ -142,10 +142,14 @@ from ..runtime.aipp import (
 )
 from ..runtime.vector_copy import copy
 from ..runtime.vector_gather import (
+    GatherMaskMode,
+    GatherMaskParams,
     GatherRepeatParams,
     bilinear_interpolation,
     gather,
+    gather_mask,
     gatherb,
+    get_gather_mask_remain_count,
     scatter,
 )
 from ..runtime.vector_proposal import mrg_sort4, proposal_concat, proposal_extract, rp_sort16

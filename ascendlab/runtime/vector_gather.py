@@ -17,11 +17,22 @@ vec_binary for the signatures):
 - scatter(dst, src, dst_offset, dst_base, count | mask, repeat_times, src_rep_stride): the
   inverse of gather (the element of src goes to byte dst.addr + dst_base + dst_offset[i]).
   Ascend C reports it as not supported on the Atlas A2 chips (the NPU build skips it).
+- gather_mask(dst, src0, src1_pattern, reduce_mode, mask, GatherMaskParams(src0_block_stride,
+  repeat_times, src0_repeat_stride, src1_repeat_stride)[, gather_mask_mode]) -> the count kept:
+  each repeat reads 256 B of src0 (block / repeat strides in 32 B blocks) and keeps the
+  elements whose pattern bit is 1, packed one after another into dst across repeats. The
+  pattern is built in (1: even lanes, 2: odd, 3-6: lane 0-3 of every 4, 7: all) or a uint16
+  (16-bit data) / uint32 (32-bit data) tensor read bit by bit, lane i = bit i, one repeat's
+  bits after another, repeats src1_repeat_stride blocks apart. In normal mode (reduce_mode
+  False) mask is ignored. The call leaves the vector unit in normal mask mode.
+  get_gather_mask_remain_count() returns the last call's count.
 - bilinear_interpolation(dst, src0, src0_offset, src1, mask, h_repeat, repeat_mode,
   dst_blk_stride, v_r_offset, v_repeat, shared_tmp_buffer), float16: gatherb of
   h_repeat * v_repeat repeats into the tmp buffer, brcb of src1 behind it, one multiply per
   repeat (by src1[i], or by src1[8i + block] with repeat_mode), the h_repeat products of
   each vertical step summed, and the v_repeat sums copied to dst v_r_offset elements apart.
+Limitations: gather_mask's counter mode (reduce_mode True) means different things on
+different chips (the docs give two readings) and is not emulated (NotImplementedError).
 Assumptions: gather/scatter cost one elementwise repeat per 256 B of dst (src); out-of-UB
 offsets are errors, offsets outside the source tensor's buffer are findings.
 """
@@ -30,6 +41,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from enum import IntEnum
 from typing import Any
 
 import numpy as np
@@ -55,6 +67,8 @@ for _op in ("gather", "scatter"):
                 module=__name__)
 register_op("gatherb", "V", "elementwise", dtypes=GATHERB_DTYPES, replayable=False,
             module=__name__)
+register_op("gather_mask", "V", "elementwise", dtypes=GATHER_DTYPES, replayable=False,
+            module=__name__)
 
 
 @dataclass(frozen=True)
@@ -63,6 +77,27 @@ class GatherRepeatParams:
 
     dst_blk_stride: int = 1
     dst_rep_stride: int = 8
+
+
+class GatherMaskMode(IntEnum):
+    """pyasc asc.GatherMaskMode (reserved by Ascend C: only DEFAULT)."""
+
+    DEFAULT = 0
+
+
+@dataclass(frozen=True)
+class GatherMaskParams:
+    """gather_mask's repeats and strides (32 B blocks)."""
+
+    src0_block_stride: int = 1
+    repeat_times: int = 1
+    src0_repeat_stride: int = 0
+    src1_repeat_stride: int = 0
+
+
+# built-in patterns: the lanes of each group of 4 that are kept (pattern 1, 2: of each 2)
+_BUILTIN = {1: (2, (0,)), 2: (2, (1,)), 3: (4, (0,)), 4: (4, (1,)), 5: (4, (2,)), 6: (4, (3,)),
+            7: (1, (0,))}
 
 
 def _indexed(op: str, dst: Any, src: Any, offs: Any, role: str, c: Any, frame: Any
@@ -270,4 +305,71 @@ def bilinear_interpolation(dst: Any, src0: Any, src0_offset: Any, src1: Any, mas
                    frame)
 
 
-__all__ = ["GatherRepeatParams", "bilinear_interpolation", "gather", "gatherb", "scatter"]
+def gather_mask(dst: Any, src0: Any, src1_pattern: Any, reduce_mode: Any, mask: Any,
+                params: Any, gather_mask_mode: Any = GatherMaskMode.DEFAULT) -> int:
+    """gather_mask(dst, src0, src1_pattern, reduce_mode, mask, GatherMaskParams[, mode]):
+    src0's elements whose pattern bit is set, packed into dst; returns how many."""
+    op, frame = "gather_mask", _getframe(1)
+    c = _vec.current_vector_core(frame)
+    d = operand(op, dst, "dst", c, frame)
+    s = operand(op, src0, "src0", c, frame)
+    _vec.dtype_check(op, GATHER_DTYPES, c, frame, d, s)
+    if not isinstance(params, GatherMaskParams):
+        raise TypeError(f"{op}: params must be GatherMaskParams, got {type(params).__name__}")
+    if reduce_mode not in (True, False):
+        raise TypeError(f"{op}: reduce_mode must be True or False, got {reduce_mode!r}")
+    if reduce_mode:
+        raise NotImplementedError(f"{op}: counter mode (reduce_mode=True) is not emulated")
+    isz = s.dtype.itemsize
+    L, epb = 256 // isz, 32 // isz
+    R = _int(op, "repeat_times", params.repeat_times, 0, c.chip.max_repeat_times, c, frame)
+    blk = _int(op, "src0_block_stride", params.src0_block_stride, 0, 65535, c, frame)
+    rep = _int(op, "src0_repeat_stride", params.src0_repeat_stride, 0, 65535, c, frame)
+    keep, reads = _pattern(op, src1_pattern, params, s, R, L, c, frame)
+    idx = _vec.plan(tuple(range(L)), R, epb, blk, rep).reshape(R, L)
+    if R:
+        _vec.span_check(op, s, int(idx.max()) + 1, "src0", c, frame)
+    picked = idx[keep]  # row-major: repeat by repeat, lane by lane
+    n = len(picked)
+    _vec.span_check(op, d, n, "dst", c, frame)
+    d.arr[d.e0:d.e0 + n] = s.arr[s.e0 + picked]
+    c.lib["gather_mask_count"] = n
+    c.mask_counter = False  # Ascend C leaves normal mode behind
+    reads = (access("UB", s.addr, (int(idx.max()) + 1) * isz if R else 0, s.name),) + reads
+    _finish(c, op, reads, (access("UB", d.addr, n * isz, d.name),), R * L, d.dtype.name, R,
+            frame, (("repeat_times", R), ("kept", n)))
+    return n
+
+
+def _pattern(op: str, p: Any, params: GatherMaskParams, s: LocalTensor, R: int, L: int, c: Any,
+             frame: Any) -> tuple[np.ndarray, tuple]:
+    """(R, L) bool: the lanes each repeat keeps, and the pattern tensor's read (if any)."""
+    if isinstance(p, LocalTensor):
+        t = operand(op, p, "src1_pattern", c, frame)
+        want = "uint16" if s.dtype.itemsize == 2 else "uint32"
+        if t.dtype.name != want:
+            raise DTypeError(f"{op}: src1_pattern must be {want} for {s.dtype.name} data, got "
+                             f"{t.dtype.name} {_core.where(c, frame)}")
+        words = L // (8 * t.dtype.itemsize)  # pattern elements one repeat consumes
+        stride = _int(op, "src1_repeat_stride", params.src1_repeat_stride, 0, 65535, c, frame)
+        per = 32 // t.dtype.itemsize
+        pos = (np.arange(R)[:, None] * stride * per + np.arange(words)).ravel()
+        if R:
+            _vec.span_check(op, t, int(pos.max()) + 1, "src1_pattern", c, frame)
+        raw = t.arr[t.e0 + pos].reshape(R, words).astype(np.uint64)
+        bits = (raw[:, :, None] >> np.arange(8 * t.dtype.itemsize, dtype=np.uint64)) & 1
+        span = (int(pos.max()) + 1) * t.dtype.itemsize if R else 0
+        return bits.reshape(R, L).astype(bool), (access("UB", t.addr, span, t.name),)
+    k = _int(op, "src1_pattern", p, 1, 7, c, frame)
+    every, lanes = _BUILTIN[k]
+    row = np.isin(np.arange(L) % every, lanes)
+    return np.broadcast_to(row, (R, L)), ()
+
+
+def get_gather_mask_remain_count() -> int:
+    """The count the last gather_mask on this core kept."""
+    return int(_core.core().lib.get("gather_mask_count", 0))
+
+
+__all__ = ["GatherMaskMode", "GatherMaskParams", "GatherRepeatParams", "bilinear_interpolation",
+           "gather", "gather_mask", "gatherb", "get_gather_mask_remain_count", "scatter"]

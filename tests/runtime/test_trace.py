@@ -62,7 +62,7 @@ def test_every_op_is_replayable_or_marked_not():
         "mm_request", "mm_serve", "mm_done", "mm_wait_result",  # adv.Matmul (MIX)
         "transpose", "trans_data_to_5hd", "sort32", "mrg_sort", "sort", "extract",  # py-move
         "rp_sort16", "mrg_sort4", "proposal_concat", "proposal_extract",  # py-move, no replay
-        "gather", "gatherb", "scatter", "load_image_to_local"}
+        "gather", "gatherb", "scatter", "gather_mask", "load_image_to_local"}
 
 
 def test_flops_per_element():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import ascendlab.asc as asc
-from ascendlab.errors import AlignmentError, OutOfBoundsError
+from ascendlab.errors import AlignmentError, DTypeError, OutOfBoundsError
 
 from .vector_harness import Ref, expect, launch
 
@@ -97,3 +97,45 @@ def test_bilinear_interpolation_matches_numpy(repeat_mode):
     np.testing.assert_array_equal(out.reshape(2, 128), want)
     ops = [e.op for e in run.trace if e.pipe == "V" and e.op != "pipe_barrier"]
     assert ops == ["gatherb", "brcb", "mul"] + ["add"] * (v * (h - 1)) + ["adds"]
+
+
+@pytest.mark.parametrize("pattern", [1, 2, 3, 6, 7])
+def test_gather_mask_builtin_patterns(pattern):
+    x = np.arange(256, dtype=np.float16)
+    every, lane = {1: (2, 0), 2: (2, 1), 3: (4, 0), 6: (4, 3), 7: (1, 0)}[pattern]
+    seen = []
+
+    def call(d, s):
+        seen.append(asc.gather_mask(d, s, pattern, False, 0, asc.GatherMaskParams(1, 2, 8, 0)))
+        seen.append(asc.get_gather_mask_remain_count())
+
+    out, run = launch(call, [("S", "float16", 256, x), ("D", "float16", 256)],
+                      [Ref("D"), Ref("S")])
+    want = x[np.arange(256) % every == lane]
+    np.testing.assert_array_equal(out[:len(want)], want)
+    assert seen == [len(want), len(want)] and not out[len(want):].any()
+    assert [e.pipe for e in run.trace if e.op == "gather_mask"] == ["V"]
+
+
+def test_gather_mask_tensor_pattern_with_strides():
+    x = np.arange(128, dtype=np.float32) + 1  # 2 repeats of 64 lanes
+    bits = np.random.default_rng(6).integers(0, 2, (2, 64)).astype(bool)
+    words = np.zeros(16, np.uint32)  # repeat r's 2 words at 8 * r (src1_repeat_stride = 1)
+    for r in range(2):
+        for w in range(2):
+            words[8 * r + w] = int("".join("1" if b else "0" for b in bits[r, 32 * w:][:32][::-1]),
+                                   2)
+    seen = []
+
+    def call(d, s, p):
+        seen.append(asc.gather_mask(d, s, p, False, 0, asc.GatherMaskParams(1, 2, 8, 1)))
+
+    out, _ = launch(call, [("S", "float32", 128, x), ("P", "uint32", 16, words),
+                           ("D", "float32", 128)], [Ref("D"), Ref("S"), Ref("P")])
+    want = x.reshape(2, 64)[bits]
+    np.testing.assert_array_equal(out[:len(want)], want)
+    assert seen == [len(want)]
+    expect(DTypeError, ["src1_pattern", "uint32"], asc.gather_mask,
+           [("S", "float32", 64, x[:64]), ("P", "uint16", 16, np.zeros(16, np.uint16)),
+            ("D", "float32", 64)], [Ref("D"), Ref("S"), Ref("P"), False, 0,
+                                    asc.GatherMaskParams()])
