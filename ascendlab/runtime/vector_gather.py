@@ -9,7 +9,7 @@ vec_binary for the signatures):
 - gather(dst, src, src_offset, src_base, count) or (..., mask, repeat_times, dst_rep_stride):
   dst[i] = the element at byte src.addr + src_base + src_offset[i]; offsets are uint32 byte
   offsets (element aligned). A repeat fills the mask's lanes of 256 B of dst (dst_rep_stride
-  32 B blocks apart) from the next 256 B / element-size offsets. dtypes: 16- and 32-bit.
+  32 B blocks apart). dtypes: 16- and 32-bit.
 - gatherb(dst, src0, offset, repeat_times, GatherRepeatParams(dst_blk_stride=1,
   dst_rep_stride=8)): each repeat reads 8 uint32 byte offsets (32 B aligned, relative to
   src0) and copies those 8 blocks of 32 B to dst block j at (repeat * dst_rep_stride +
@@ -33,8 +33,10 @@ vec_binary for the signatures):
   each vertical step summed, and the v_repeat sums copied to dst v_r_offset elements apart.
 Limitations: gather_mask's counter mode (reduce_mode True) means different things on
 different chips (the docs give two readings) and is not emulated (NotImplementedError).
-Assumptions: gather/scatter cost one elementwise repeat per 256 B of dst (src); out-of-UB
-offsets are errors, offsets outside the source tensor's buffer are findings.
+Assumptions: in the mask forms repeat r takes its offsets from
+src_offset[r * lanes_per_repeat:] (scatter likewise from dst_offset, and its src
+src_rep_stride blocks per repeat); gather / scatter cost one elementwise repeat per 256 B of
+dst (src); out-of-UB offsets are errors, offsets outside the source tensor's buffer findings.
 """
 
 from __future__ import annotations

@@ -13,13 +13,14 @@ asc.language.basic.vec_transpose for the signatures and forms):
   per repeat, given as 16 LocalTensors, as 16 addresses (LocalTensor.get_phy_addr) or as two
   uint64 LocalTensors holding 16 addresses each. Per repeat, for 16-bit types destination
   block j holds element j of every source block (a 16 x 16 transpose); for 32-bit types
-  column k of the 16 x 8 source (16 values) fills destination blocks 2k and 2k + 1; for 8-bit
-  types column j (+16 when src_high_half) fills half of destination block j (the upper half
-  when dst_high_half). After each repeat every source address advances src_rep_stride blocks
+  column k of the 16 x 8 source (16 values) fills two destination blocks; for 8-bit types
+  column j (+16 when src_high_half) fills half of destination block j (the upper half when
+  dst_high_half). After each repeat every source address advances src_rep_stride blocks
   and every destination address dst_rep_stride blocks. repeat_times is in [0, 255].
-Assumptions: for the address forms the element type is the type of the tensor whose
-get_phy_addr produced the first destination address (pyasc infers it the same way at compile
-time); the instruction costs one elementwise repeat per 512 B moved.
+Assumptions: for 32-bit types column k goes to destination blocks 2k and 2k + 1 (the docs
+say only that each column forms two new blocks); for the address forms the element type is
+the type of the tensor whose get_phy_addr produced the first destination address (pyasc infers
+it the same way at compile time); the instruction costs one elementwise repeat per 256 B.
 Limitations: the other TransposeType values (NZ / ND layouts of the Confusion Transpose
 family) are not emulated (NotImplementedError).
 """
