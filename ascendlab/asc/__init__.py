@@ -191,6 +191,53 @@ from ..runtime.local_mem import LocalMemAllocator
 from ..runtime.shapeinfo import get_shape_size
 from ..runtime.tbufpool import TBufPool
 from ..runtime.vector_cmpscalar import compare_scalar
+
+# isort: split
+# py-move: data movement, gather and sort (vector_copy, vector_transpose, vector_gather,
+# vector_sort, vector_proposal, aipp)
+from ..runtime.aipp import (
+    AippChannelPaddingParams,
+    AippColorSpaceConvParams,
+    AippDataTypeConvParams,
+    AippInputFormat,
+    AippPaddingParams,
+    AippParams,
+    AippSingleLineParams,
+    AippSwapParams,
+    LoadImageToLocalParams,
+    load_image_to_local,
+    set_aipp_functions,
+)
+from ..runtime.vector_copy import copy
+from ..runtime.vector_gather import (
+    GatherMaskMode,
+    GatherMaskParams,
+    GatherRepeatParams,
+    bilinear_interpolation,
+    gather,
+    gather_mask,
+    gatherb,
+    get_gather_mask_remain_count,
+    scatter,
+)
+from ..runtime.vector_proposal import mrg_sort4, proposal_concat, proposal_extract, rp_sort16
+from ..runtime.vector_sort import (
+    MrgSort4Info,
+    MrgSortSrcList,
+    get_mrg_sort_result,
+    get_sort_len,
+    get_sort_offset,
+    mrg_sort,
+    sort,
+    sort32,
+)
+from ..runtime.vector_transpose import (
+    TransDataTo5HDParams,
+    TransposeParamsExt,
+    TransposeType,
+    trans_data_to_5hd,
+    transpose,
+)
 from . import adv, lib, runtime  # noqa: F401 - asc.adv, asc.lib.runtime, asc.runtime.config
 from ._unemulated import UNEMULATED as _UNEMULATED
 from ._unemulated import unemulated as _unemulated

@@ -13,21 +13,12 @@ DOCS = "docs/emulated-api.md"
 # From pyasc's asc.language.{basic,core,fwk,adv} __all__ lists (hicann/pyasc), minus what
 # ascendlab.asc implements.
 UNEMULATED: frozenset[str] = frozenset("""
-set_aipp_functions
-transpose trans_data_to_5hd copy
-add_deq_relu bilinear_interpolation mul_cast
-add_relu_cast sub_relu_cast gather_mask get_gather_mask_remain_count gather gatherb
-proposal_concat proposal_extract scatter cast_deq load_data_with_transpose sort sort32 mrg_sort
-mrg_sort4 rp_sort16 cross_core_set_flag cross_core_wait_flag load_image_to_local
-AippChannelPaddingParams AippColorSpaceConvParams AippDataTypeConvParams AippPaddingParams
-AippParams AippSingleLineParams AippSwapParams AippInputFormat BatchMode BlockMode DeqScale
-GatherMaskMode IterateMode pad_t ScheduleType TransposeType MatmulConfigMode
-number inline MrgSortSrcList DataCopyEnhancedParams GatherMaskParams
-GatherRepeatParams InitConstValueParams LoadImageToLocalParams MrgSort4Info SliceInfo
-TransDataTo5HDParams TransposeParamsExt Nz2NdParamsFull DataCopyCO12DstParams
-LoadData2DParamsV2 LoadData2dTransposeParams LoadData2dTransposeParamsV2 LoadData3DParamsV1
-LoadData3DParamsV2 LoadData3DParamsV2Pro static_assert CompileOptions CodegenOptions
-LaunchOptions CO2Layout get_mrg_sort_result get_sort_len get_sort_offset init_const_value
+add_deq_relu mul_cast add_relu_cast sub_relu_cast cast_deq load_data_with_transpose
+cross_core_set_flag cross_core_wait_flag BatchMode BlockMode DeqScale IterateMode pad_t
+ScheduleType MatmulConfigMode number inline DataCopyEnhancedParams InitConstValueParams
+SliceInfo Nz2NdParamsFull DataCopyCO12DstParams LoadData2DParamsV2 LoadData2dTransposeParams
+LoadData2dTransposeParamsV2 LoadData3DParamsV1 LoadData3DParamsV2 LoadData3DParamsV2Pro
+static_assert CompileOptions CodegenOptions LaunchOptions CO2Layout init_const_value
 load_data_with_sparse mmad_with_sparse
 """.split())
 

@@ -8,6 +8,7 @@ chips -> dtypes, enums, params -> trace -> core -> memory -> tensor -> queue -> 
 # makes the registry complete as soon as anything of the runtime (trace.py included) is imported,
 # so the cost of a trace never depends on which other modules a process happened to import.
 from . import (
+    aipp,
     atomic,
     block_sync,
     cube,
@@ -26,11 +27,17 @@ from . import (
     vector_cast,
     vector_cmpscalar,
     vector_cmpsel,
+    vector_copy,
+    vector_gather,
+    vector_proposal,
     vector_reduce,
     vector_rows,
+    vector_sort,
+    vector_transpose,
 )
 
-__all__ = ["cube", "cube_fixpipe", "dma", "queue", "sync", "tbufpool", "tensor", "tpipe",
-           "vector", "vector_cast", "vector_cmpscalar", "vector_cmpsel", "vector_reduce",
-           "vector_rows", "atomic", "block_sync", "hints", "registers", "scalar_ops",
-           "sysvar"]
+__all__ = ["aipp", "atomic", "block_sync", "cube", "cube_fixpipe", "dma", "hints", "queue",
+           "registers", "scalar_ops", "sync", "sysvar", "tbufpool", "tensor", "tpipe",
+           "vector", "vector_cast", "vector_cmpscalar", "vector_cmpsel", "vector_copy",
+           "vector_gather", "vector_proposal", "vector_reduce", "vector_rows",
+           "vector_sort", "vector_transpose"]

@@ -194,7 +194,11 @@ class LocalTensor:
     def get_phy_addr(self, offset: Any = 0) -> int:
         """Byte address in the tensor's local memory (plus `offset` elements)."""
         self._require()
-        return self.addr + _as_int(offset, "offset") * self.dtype.itemsize
+        addr = self.addr + _as_int(offset, "offset") * self.dtype.itemsize
+        # remembered per core so that trans_data_to_5hd's address-list forms know the element
+        # type, as pyasc infers it from the tensor the address came from
+        self.c.lib[("phy_addr", self.space, addr)] = self.dtype
+        return addr
 
     def get_position(self) -> int:
         self._require()

@@ -133,10 +133,8 @@ for _table, _klass in ((BINARY, "elementwise"), (SCALAR, "elementwise"), (UNARY,
                     flops_per_elem=2 if _op in FMA else 1, dtypes=_dtypes, module=__name__)
 register_op("axpy", "V", "elementwise", flops_per_elem=2, dtypes=F16_F32, module=__name__)
 register_op("duplicate", "V", "elementwise", dtypes=ANY_NUM, module=__name__)
-# A chip instruction with no emulated pyasc-facing form that library routines issue (adv.softmax's
-# AlignedBroadCastImpl: brcb + copy); costed like any vector op, never re-issued by the grader.
-# brcb and the block reductions are registered where they are implemented, in vector_rows.py.
-register_op("copy", "V", "elementwise", flops_per_elem=1, replayable=False, module=__name__)
+# brcb and the block reductions are registered where they are implemented, in vector_rows.py;
+# copy (which adv.softmax's AlignedBroadCastImpl also issues) in vector_copy.py.
 
 
 class _VectorOps(Mapping[str, str]):

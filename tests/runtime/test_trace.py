@@ -65,7 +65,10 @@ def test_every_op_is_replayable_or_marked_not():
     assert {n for n, i in OPS.items() if not i.replayable} == {
         "copy", "brcb", "block_reduce_max", "block_reduce_sum",  # adv.softmax
         "block_reduce_min", "pair_reduce_sum", "repeat_reduce_sum",  # vector_rows, no replay yet
-        "mm_request", "mm_serve", "mm_done", "mm_wait_result"} | {  # adv.Matmul (MIX)
+        "mm_request", "mm_serve", "mm_done", "mm_wait_result",  # adv.Matmul (MIX)
+        "transpose", "trans_data_to_5hd", "sort32", "mrg_sort", "sort", "extract",  # py-move
+        "rp_sort16", "mrg_sort4", "proposal_concat", "proposal_extract",  # py-move, no replay
+        "gather", "gatherb", "scatter", "gather_mask", "load_image_to_local"} | {
         n for n, i in OPS.items() if i.module in _PY_COMMON_MODULES}  # py-common, no replay yet
 
 

@@ -46,7 +46,7 @@ def harness(g0, g1, g2, g3, spec: asc.ConstExpr):
     asc.data_copy(og, env[name], size)
 
 
-def launch(fn, tensors, args, kwargs=None, out="D", pre=(), chip=None):
+def launch(fn, tensors, args, kwargs=None, out="D", pre=(), chip=None, strict=None):
     """tensors: (name, dtype, size[, init[, pos]]) placed 32 B aligned one after another; every
     tensor with an init (and the output) is loaded from GM. Returns (output array, Run)."""
     specs, gms, addr, out_spec = [], [], 0, None
@@ -69,7 +69,7 @@ def launch(fn, tensors, args, kwargs=None, out="D", pre=(), chip=None):
     while len(gms) < 4:
         gms.append(np.zeros(8, np.float32))
     spec = (tuple(specs), fn, tuple(args), dict(kwargs or {}), out_spec, tuple(pre))
-    run = ascendlab.launch(harness, 1, *gms, spec, chip=chip)
+    run = ascendlab.launch(harness, 1, *gms, spec, chip=chip, strict=strict)
     return gms[out_spec[2]], run
 
 
