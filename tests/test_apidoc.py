@@ -18,8 +18,8 @@ def test_committed_page_is_up_to_date():
 
 def test_every_name_has_its_signature_and_doc_line():
     text = apidoc.render()
-    assert "- `add(dst, src0, src1, *args, **kwargs)` — Vector add: add(dst, src0, src1, " \
-           "count)" in text
+    assert "- `add(dst, src0, src1, *args, **kwargs)` — Vector add, dst = src0 + src1: " \
+           "add(dst, src0, src1, count)" in text
     assert "- `TQue(pos=TPosition.VECIN, depth=1)`" in text
     assert "  - `alloc_tensor(" in text  # a class's methods, each with its signature
     assert " at 0x" not in text  # no memory addresses: the page is reproducible
@@ -30,7 +30,7 @@ def test_every_name_has_its_signature_and_doc_line():
 
 def test_check_mode_reports_a_stale_page(tmp_path, monkeypatch, capsys):
     stale = tmp_path / "emulated-api.md"
-    stale.write_text(apidoc.DOC.read_text().replace("Vector add:", "Vector sum:"))
+    stale.write_text(apidoc.DOC.read_text().replace("Vector add,", "Vector sum,"))
     monkeypatch.setattr(apidoc, "DOC", stale)
     assert apidoc.main(["--check"]) == 1
     assert "out of date" in capsys.readouterr().err
