@@ -135,16 +135,17 @@ def _overlap(c: Any, frame: Any, op: str, a: Any, na: int, ra: str, b: Any, nb: 
 
 
 def run_math(op: str, frame: Any, dst: Any, srcs: tuple, count: Any, temp_buffer: Any,
-             allowed: frozenset[str], compute: Callable[..., np.ndarray],
+             allowed: frozenset[str] | None, compute: Callable[..., np.ndarray],
              reads_dst: bool = False, extra: tuple = ()) -> None:
     """Check the operands of a library routine, compute dst[:count] = compute(*srcs[:count],
-    dst[:count]) and record its Event."""
+    dst[:count]) and record its Event. allowed: the dtypes all operands share (None: the
+    caller checked the dtypes)."""
     c = _vec.current_vector_core(frame)
     _vec.vec_operand(op, dst, "dst", c, frame)
     roles = ("src",) if len(srcs) == 1 else tuple(f"src{i}" for i in range(len(srcs)))
     for s, role in zip(srcs, roles):
         _vec.vec_operand(op, s, role, c, frame)
-    if op != "adv.axpy":
+    if allowed is not None:
         _vec.dtype_check(op, allowed, c, frame, dst, *srcs)
     n = srcs[0].size if count is None else _vec._count(op, count, c, frame)
     nb = n * dst.dtype.itemsize
@@ -251,7 +252,7 @@ def axpy(dst: Any, src: Any, scalar: Any, count: Any = None, temp_buffer: Any = 
         prod = (wide.astype(np.float64) * float(s)).astype(d.dtype)  # Muls
         return (prod.astype(np.float64) + d).astype(d.dtype)  # Add
 
-    run_math("adv.axpy", frame, dst, (src,), count, temp_buffer, F16_F32, compute,
+    run_math("adv.axpy", frame, dst, (src,), count, temp_buffer, None, compute,
              reads_dst=True, extra=(("scalar", s.item()), ("src_dtype", src.dtype.name)))
 
 

@@ -12,16 +12,17 @@ from typing import Any as _Any
 from ..adv import math as _math
 from ..adv.math import axpy, exp, power, xor
 from ..adv.matmul import Matmul, MatmulConfig, MatmulType, register_matmul
+from ..adv.quant import QuantConfig, quant
 from ..adv.softmax import softmax
 from ..runtime.structs import SoftmaxTiling, TCubeTiling
 from ._unemulated import unemulated as _unemulated
 
 # pyasc asc.language.adv names not emulated yet
 UNEMULATED_ADV: frozenset[str] = frozenset("""
-MatmulApiStaticTiling RmsNormTiling rmsnorm quant concat extract softmax_flash_v2 get_api_tiling
+MatmulApiStaticTiling RmsNormTiling rmsnorm concat extract softmax_flash_v2 get_api_tiling
 get_normal_config get_mdl_config get_special_mdl_config get_ib_share_norm_config swiglu
 MatmulBatchParams MatmulFuncParams
-MatmulQuantParams MatmulShapeParams QuantConfig get_basic_config get_matmul_api_tiling
+MatmulQuantParams MatmulShapeParams get_basic_config get_matmul_api_tiling
 get_mm_config get_special_basic_config
 """.split())
 
@@ -31,7 +32,8 @@ for _name in _math.UNARY_MATH:
 del _name
 
 __all__ = ["Matmul", "MatmulConfig", "MatmulType", "SoftmaxTiling", "TCubeTiling", "axpy", "exp",
-           "power", "register_matmul", "softmax", "xor", *_math.UNARY_MATH]
+           "power", "QuantConfig", "quant", "register_matmul", "softmax", "xor",
+           *_math.UNARY_MATH]
 
 
 def __getattr__(name: str) -> _Any:
