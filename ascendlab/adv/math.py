@@ -136,15 +136,19 @@ def _overlap(c: Any, frame: Any, op: str, a: Any, na: int, ra: str, b: Any, nb: 
 
 def run_math(op: str, frame: Any, dst: Any, srcs: tuple, count: Any, temp_buffer: Any,
              allowed: frozenset[str] | None, compute: Callable[..., np.ndarray],
-             reads_dst: bool = False, extra: tuple = ()) -> None:
+             reads_dst: bool = False, extra: tuple = (), side: tuple = ()) -> None:
     """Check the operands of a library routine, compute dst[:count] = compute(*srcs[:count],
     dst[:count]) and record its Event. allowed: the dtypes all operands share (None: the
-    caller checked the dtypes)."""
+    caller checked the dtypes); side: (tensor, elements, role) of further operands the routine
+    reads whole (rmsnorm's gamma), which compute reads itself."""
     c = _vec.current_vector_core(frame)
     _vec.vec_operand(op, dst, "dst", c, frame)
     roles = ("src",) if len(srcs) == 1 else tuple(f"src{i}" for i in range(len(srcs)))
     for s, role in zip(srcs, roles):
         _vec.vec_operand(op, s, role, c, frame)
+    for t, k, role in side:
+        _vec.vec_operand(op, t, role, c, frame)
+        _vec.span_check(op, t, k, role, c, frame)
     if allowed is not None:
         _vec.dtype_check(op, allowed, c, frame, dst, *srcs)
     n = srcs[0].size if count is None else _vec._count(op, count, c, frame)
@@ -153,6 +157,9 @@ def run_math(op: str, frame: Any, dst: Any, srcs: tuple, count: Any, temp_buffer
     for s, role in zip(srcs, roles):
         _vec.span_check(op, s, n, role, c, frame)
         _overlap(c, frame, op, dst, nb, "dst", s, n * s.dtype.itemsize, role)
+    operands = [(dst, n, "dst"), *zip(srcs, [n] * len(srcs), roles), *side]
+    for t, k, role in side:
+        _overlap(c, frame, op, dst, nb, "dst", t, k * t.dtype.itemsize, role)
     writes = [access("UB", dst.addr, nb, dst.name, 1, 0)]
     if temp_buffer is not None:
         _vec.vec_operand(op, temp_buffer, "temp_buffer", c, frame)
@@ -161,15 +168,16 @@ def run_math(op: str, frame: Any, dst: Any, srcs: tuple, count: Any, temp_buffer
                              f"sharedTmpBuffer), got {temp_buffer.dtype.name} "
                              f"{_core.where(c, frame)}")
         tb = temp_buffer.size
-        for t, role in ((dst, "dst"), *zip(srcs, roles)):
-            _overlap(c, frame, op, temp_buffer, tb, "temp_buffer", t, n * t.dtype.itemsize,
+        for t, k, role in operands:
+            _overlap(c, frame, op, temp_buffer, tb, "temp_buffer", t, k * t.dtype.itemsize,
                      role)
         writes.append(access("UB", temp_buffer.addr, tb, temp_buffer.name, 1, 0))
     d = dst.arr[dst.e0:dst.e0 + n]
     xs = [s.arr[s.e0:s.e0 + n] for s in srcs]
     with np.errstate(all="ignore"):  # NaN/inf outside a domain are results, not warnings
         d[...] = compute(*xs, d)
-    reads = tuple(access("UB", s.addr, n * s.dtype.itemsize, s.name, 1, 0) for s in srcs)
+    reads = tuple(access("UB", t.addr, k * t.dtype.itemsize, t.name, 1, 0)
+                  for t, k, _ in operands[1:])
     if reads_dst:
         reads += (writes[0],)
     wide = max([dst.dtype.itemsize] + [s.dtype.itemsize for s in srcs])

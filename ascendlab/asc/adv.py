@@ -13,13 +13,14 @@ from ..adv import math as _math
 from ..adv.math import axpy, exp, power, xor
 from ..adv.matmul import Matmul, MatmulConfig, MatmulType, register_matmul
 from ..adv.quant import QuantConfig, quant
+from ..adv.rmsnorm import RmsNormTiling, rmsnorm
 from ..adv.softmax import softmax
 from ..runtime.structs import SoftmaxTiling, TCubeTiling
 from ._unemulated import unemulated as _unemulated
 
 # pyasc asc.language.adv names not emulated yet
 UNEMULATED_ADV: frozenset[str] = frozenset("""
-MatmulApiStaticTiling RmsNormTiling rmsnorm concat extract softmax_flash_v2 get_api_tiling
+MatmulApiStaticTiling concat extract softmax_flash_v2 get_api_tiling
 get_normal_config get_mdl_config get_special_mdl_config get_ib_share_norm_config swiglu
 MatmulBatchParams MatmulFuncParams
 MatmulQuantParams MatmulShapeParams get_basic_config get_matmul_api_tiling
@@ -32,7 +33,8 @@ for _name in _math.UNARY_MATH:
 del _name
 
 __all__ = ["Matmul", "MatmulConfig", "MatmulType", "SoftmaxTiling", "TCubeTiling", "axpy", "exp",
-           "power", "QuantConfig", "quant", "register_matmul", "softmax", "xor",
+           "power", "QuantConfig", "quant", "RmsNormTiling", "register_matmul", "rmsnorm",
+           "softmax", "xor",
            *_math.UNARY_MATH]
 
 

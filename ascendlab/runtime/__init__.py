@@ -7,11 +7,11 @@ chips -> dtypes, enums, params -> trace -> core -> memory -> tensor -> queue -> 
 # The modules that implement ops register them in trace.OPS when imported; importing them here
 # makes the registry complete as soon as anything of the runtime (trace.py included) is imported,
 # so the cost of a trace never depends on which other modules a process happened to import.
-# asc.adv's element-wise routines (adv.acos, ... adv.axpy, adv.quant) are ops of their own:
-# registered here too, so that a trace holding them costs the same in a process that never
-# called them.
+# asc.adv's routines that are ops of their own (adv.acos ... adv.axpy, adv.quant, adv.rmsnorm)
+# are registered here too, for the same reason.
 from ..adv import math as _adv_math  # noqa: E402,F401
 from ..adv import quant as _adv_quant  # noqa: E402,F401
+from ..adv import rmsnorm as _adv_rmsnorm  # noqa: E402,F401
 from . import (
     cube,
     cube_fixpipe,
