@@ -21,7 +21,7 @@ routine, e.g. "Round", "Axpy" (atlasascendc_api_07_058x)):
 - round rounds to the nearest integer, ties to even (ASSUMPTION: the reference gives
   Round(3.5) = 4 and Round(-3.4) = -3 and no tie rule; the chip's CAST_RINT rounds to even).
 
-Every call is one Event on PIPE_V named "adv.NAME" (registered in trace.OPS), reading src
+Every call is one Event on PIPE_V named "adv.NAME" (registered in runtime/adv_ops.py), reading src
 (src0, src1; dst too for axpy) and writing dst and the whole temp_buffer, so the sanitizer
 sees the routine's work-buffer use. Results are computed in float64 and rounded once to the
 operand dtype (erf, erfc and lgamma through Python's math module, digamma by recurrence and
@@ -48,7 +48,6 @@ from ..errors import DTypeError, ParamError
 from ..runtime import core as _core
 from ..runtime import vector as _vec
 from ..runtime.core import access, check_vector_order, emit, finding
-from ..runtime.trace import register_op
 
 _getframe = sys._getframe
 F16_F32 = frozenset({"float16", "float32"})
@@ -114,15 +113,6 @@ UNARY_MATH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "ceil": np.ceil, "floor": np.floor, "trunc": np.trunc, "round": np.rint,
     "frac": lambda x: x - np.trunc(x), "sign": np.sign,
 }
-
-for _name in (*UNARY_MATH, "exp", "power"):
-    register_op(f"adv.{_name}", "V", "transcendental", flops_per_elem=1,
-                dtypes=F16_F32 | ({"int32"} if _name == "power" else set()), replayable=False,
-                module=__name__)
-register_op("adv.xor", "V", "elementwise", flops_per_elem=1,
-            dtypes=frozenset({"int16", "uint16"}), replayable=False, module=__name__)
-register_op("adv.axpy", "V", "elementwise", flops_per_elem=2, dtypes=F16_F32, replayable=False,
-            module=__name__)
 
 
 def _overlap(c: Any, frame: Any, op: str, a: Any, na: int, ra: str, b: Any, nb: int,

@@ -34,13 +34,10 @@ import numpy as np
 
 from ..errors import DTypeError, ParamError
 from ..runtime.tensor import LocalTensor
-from ..runtime.trace import register_op
 from .math import run_math
 
 _getframe = sys._getframe
 
-register_op("adv.quant", "V", "convert", flops_per_elem=2,
-            dtypes=frozenset({"float16", "float32", "int8"}), replayable=False, module=__name__)
 
 
 @dataclass(frozen=True)

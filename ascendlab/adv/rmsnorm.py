@@ -31,14 +31,11 @@ import numpy as np
 from ..errors import DTypeError, ParamError
 from ..runtime import core as _core
 from ..runtime.structs import Field, Struct
-from ..runtime.trace import register_op
 from .math import F16_F32, run_math
 
 _getframe = sys._getframe
 OP = "adv.rmsnorm"
 
-register_op(OP, "V", "reduce", flops_per_elem=4, dtypes=F16_F32, replayable=False,
-            module=__name__)
 
 
 class RmsNormTiling(Struct):

@@ -179,3 +179,12 @@ def test_rules_dtype_and_overlap():
         run(lambda d, a, b, t: asc.adv.sin(d, a, N, b), xf)
     with pytest.raises(DTypeError, match="adv.axpy: src float32 -> dst float16"):
         run(lambda d, a, b, t: asc.adv.axpy(d.reinterpret_cast(asc.float16), a, 2.0, N, t), xf)
+
+
+def test_the_registry_covers_the_routines():
+    from ascendlab.adv.math import UNARY_MATH
+    from ascendlab.runtime.adv_ops import UNARY_MATH_OPS
+
+    assert set(UNARY_MATH) == set(UNARY_MATH_OPS)
+    for name in (*UNARY_MATH, "exp", "power", "xor", "axpy", "quant", "rmsnorm"):
+        assert OPS[f"adv.{name}"].pipe == "V" and hasattr(asc.adv, name)

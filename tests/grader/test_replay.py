@@ -148,7 +148,7 @@ def test_the_table_covers_the_runtimes_instructions():
     # the op registry's ops without a pyasc-facing form are exactly what the library replays
     # runtime/vector_rows.py's kernel-facing ops the grader does not re-issue yet
     rows = {"block_reduce_min", "pair_reduce_sum", "repeat_reduce_sum"}
-    rows |= {n for n in OPS if n.startswith("adv.")}  # adv/math.py's routines, no replay yet
+    rows |= {n for n in OPS if n.startswith("adv.")}  # runtime/adv_ops.py, no replay yet
     assert LIBRARY_OPS | rows == {n for n, i in OPS.items() if not i.replayable}
     assert RECORDABLE_OPS <= set(OPS), RECORDABLE_OPS - set(OPS)
 
