@@ -114,6 +114,10 @@ from ..runtime.vector_rows import (
     pair_reduce_sum,
     repeat_reduce_sum,
 )
+
+# isort: split
+# py-adv: cross-core flags of hand-written MIX kernels
+from ..runtime.cross_core import cross_core_set_flag, cross_core_wait_flag
 from . import adv, lib, runtime  # noqa: F401 - asc.adv, asc.lib.runtime, asc.runtime.config
 from ._unemulated import UNEMULATED as _UNEMULATED
 from ._unemulated import unemulated as _unemulated

@@ -9,6 +9,7 @@ chips -> dtypes, enums, params -> trace -> core -> memory -> tensor -> queue -> 
 # so the cost of a trace never depends on which other modules a process happened to import.
 from . import (
     adv_ops,
+    cross_core,
     cube,
     cube_fixpipe,
     dma,
@@ -23,5 +24,5 @@ from . import (
     vector_rows,
 )
 
-__all__ = ["adv_ops", "cube", "cube_fixpipe", "dma", "queue", "sync", "tensor", "tpipe", "vector",
-           "vector_cast", "vector_cmpsel", "vector_reduce", "vector_rows"]
+__all__ = ["adv_ops", "cross_core", "cube", "cube_fixpipe", "dma", "queue", "sync", "tensor",
+           "tpipe", "vector", "vector_cast", "vector_cmpsel", "vector_reduce", "vector_rows"]

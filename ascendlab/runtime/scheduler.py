@@ -4,7 +4,9 @@ Sequential runs core 0 to the end, then core 1, ... (the default: fastest, deter
 Lockstep is used when a kernel calls sync_all: each core runs in its own thread but only one
 holds the baton at a time, in core order, so execution stays sequential and deterministic;
 at sync_all a core hands the baton on, and once every live core has arrived, core 0 resumes
-with phase 2. Threads are only the means to suspend a core in the middle of its Python stack.
+with phase 2. A cross_core_wait_flag whose flag is not set yet hands the baton to the next core
+that can run (block_until); when no core can, the kernel would hang and SyncError says so.
+Threads are only the means to suspend a core in the middle of its Python stack.
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ class Sequential:
         raise SyncError("sync_all was called but the kernel's source does not mention it, so "
                         "the cores were not started in lockstep; call asc.sync_all by name")
 
+    def block_until(self, c: Any, ready: Callable[[], bool], what: str) -> None:
+        """A core waits for another: here no other core can run in between."""
+        if not ready():
+            raise SyncError(f"{what}, but the cores run one after another (the kernel's source "
+                            "does not name cross_core_wait_flag, so they were not started in "
+                            "lockstep); call asc.cross_core_wait_flag by name")
+
 
 _UNWIND_S = 10.0  # how long an interrupted launch waits for each core thread to unwind
 
@@ -56,6 +65,8 @@ class Lockstep:
         self.phase = [0] * n  # barriers passed by each core
         self.error: BaseException | None = None
         self.states: list[Any] = []  # the CoreStates of the cores started so far
+        # cores held by a cross-core wait: index -> (ready(), what it waits for)
+        self.blocked: dict[int, tuple[Callable[[], bool], str]] = {}
 
     def _next_after(self, i: int) -> int:
         """The next live core after i that has not arrived at the current barrier."""
@@ -64,6 +75,36 @@ class Lockstep:
             if j in self.alive and j not in self.arrived:
                 return j
         return -1
+
+    def _runnable_after(self, i: int) -> int:
+        """The next live core after i that can go on: not at a barrier, and not held by a
+        cross-core wait that is still unsatisfied; -1 if none."""
+        for k in range(1, self.n + 1):
+            j = (i + k) % self.n
+            if j in self.alive and j not in self.arrived:
+                held = self.blocked.get(j)
+                if held is None or held[0]():
+                    return j
+        return -1
+
+    def block_until(self, c: Any, ready: Callable[[], bool], what: str) -> None:
+        """Hold core c (a cross_core_wait_flag) until ready(): hand the baton to the next core
+        that can run. When none can, the chip would hang: SyncError naming every held core."""
+        i = c.idx
+        with self.cv:
+            while not ready():
+                self.blocked[i] = (ready, what)
+                nxt = self._runnable_after(i)
+                if nxt < 0 or nxt == i:
+                    held = "; ".join(w for _, w in (self.blocked[k] for k in sorted(self.blocked)))
+                    ended = sorted(set(range(self.n)) - self.alive)
+                    raise SyncError(f"deadlock: {held}; no core can set those flags any more "
+                                    f"(finished: {ended or 'none'}, at sync_all: "
+                                    f"{sorted(self.arrived) or 'none'}): the chip would hang")
+                self.turn = nxt
+                self.cv.notify_all()
+                self._wait_turn(i, c)
+            self.blocked.pop(i, None)
 
     def _release_if_all_arrived(self) -> None:
         if self.alive and self.arrived >= self.alive:

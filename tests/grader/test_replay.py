@@ -149,6 +149,7 @@ def test_the_table_covers_the_runtimes_instructions():
     # runtime/vector_rows.py's kernel-facing ops the grader does not re-issue yet
     rows = {"block_reduce_min", "pair_reduce_sum", "repeat_reduce_sum"}
     rows |= {n for n in OPS if n.startswith("adv.")}  # runtime/adv_ops.py, no replay yet
+    rows |= {"cross_core_set_flag", "cross_core_wait_flag"}  # runtime/cross_core.py
     assert LIBRARY_OPS | rows == {n for n, i in OPS.items() if not i.replayable}
     assert RECORDABLE_OPS <= set(OPS), RECORDABLE_OPS - set(OPS)
 
