@@ -247,8 +247,12 @@ def _kernel_kind(kernel: JITFunction, opts: dict) -> str:
         return "aic"
     if names & MATMUL_NAMES:
         return _mix(kernel, names)  # pyasc builds MIX_AIC_1_2 for a Matmul kernel
-    if "ascend_is_aic" in names or (names & CUBE_NAMES and names & HANDWRITTEN_MIX_NAMES):
-        return _mix(kernel, names)  # code for both sides: a hand-written MIX kernel
+    flags = names & {"cross_core_set_flag", "cross_core_wait_flag"}
+    if names & HANDWRITTEN_MIX_NAMES and (names & CUBE_NAMES or
+                                          ("ascend_is_aic" in names and flags)):
+        # code for both sides (cube instructions, or AIC code synchronised by cross-core
+        # flags): a hand-written MIX kernel
+        return _mix(kernel, names)
     if names & CUBE_NAMES:
         # pyasc builds MIX_AIC_1_2 here too; hand-written cube code runs on the cube cores
         # (its vector side, if any, is not emulated and vector instructions there raise)

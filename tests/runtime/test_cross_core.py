@@ -82,7 +82,7 @@ def mix_relu_matmul(a: asc.GlobalAddress, b: asc.GlobalAddress, ws: asc.GlobalAd
         _vector_half(ws, out, asc.get_block_idx(), scale)
 
 
-@asc.jit
+@asc.jit(kernel_type=asc.runtime.config.KernelType.MIX_AIC_1_2)
 def mix_no_wait(a: asc.GlobalAddress, b: asc.GlobalAddress, ws: asc.GlobalAddress,
                 out: asc.GlobalAddress, scale: float):
     """The same without any wait: the AIVs read the workspace before the AIC wrote it."""
