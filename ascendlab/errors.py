@@ -58,16 +58,34 @@ class TraceLimitError(AscendlabError, MemoryError):
     """A launch recorded more events than RunOptions.max_events allows."""
 
 
-class AlignmentError(AscendlabError, ValueError):
+class RuntimeValueError(AscendlabError):
+    """Base of the errors that depend only on values a kernel computes or receives at run time
+    (a mask, a repeat or element count, a stride, an address or offset), never on the kernel's
+    types, signatures or positions. pyasc's compiler cannot see these values, so a compile-only
+    launch (Launcher.run patched, or DRY_RUN set: runtime/compile_only.py) reports one as a
+    CompileOnlyWarning and skips the instruction; every other launch raises it."""
+
+
+class CompileOnlyWarning(UserWarning):
+    """A RuntimeValueError met in a compile-only launch: the statement (named, with the value,
+    the limit and the kernel's source line) was skipped instead of raising."""
+
+
+class SkippedValueError(AscendlabError, RuntimeError):
+    """A compile-only launch skipped the assignment that sets a name, and the name is then used
+    where no statement can be skipped (a condition, a loop bound)."""
+
+
+class AlignmentError(RuntimeValueError, ValueError):
     """An address or length violates an alignment rule (32 B in UB/L1, 512 B in L0A/L0B)."""
 
 
-class OutOfBoundsError(AscendlabError, IndexError):
+class OutOfBoundsError(RuntimeValueError, IndexError):
     """An access falls outside its tensor, its buffer slot or its memory (a memcheck finding
     raised in strict mode)."""
 
 
-class ParamError(AscendlabError, ValueError):
+class ParamError(RuntimeValueError, ValueError):
     """An instruction parameter is out of its documented range (mask, repeat_times, strides...)."""
 
 
@@ -81,6 +99,12 @@ class PositionError(AscendlabError, ValueError):
 
 class QueueError(AscendlabError, RuntimeError):
     """TQue / TPipe state machine violations: deque on empty, enque past depth, wrong queue."""
+
+
+class QueueStateError(RuntimeValueError, QueueError):
+    """A queue or TBufPool operation finds the wrong number of buffers, bytes or tensors: no
+    buffers (init_buffer never ran), no free buffer, depth reached, nothing to deque, a pool
+    without bytes. The counts exist only at run time, so a compile-only launch skips it."""
 
 
 class SyncError(AscendlabError, RuntimeError):

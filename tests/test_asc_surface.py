@@ -18,8 +18,8 @@ def test_unemulated_name_raises_naming_it():
     with pytest.raises(NotImplementedError, match="asc.gather is part of pyasc but ascendlab "
                                                   "does not emulate it yet; docs/emulated-api"):
         asc.gather(1, 2)
-    with pytest.raises(NotImplementedError, match="asc.CacheMode.CACHE_MODE_NORMAL"):
-        _ = asc.CacheMode.CACHE_MODE_NORMAL
+    with pytest.raises(NotImplementedError, match="asc.BlockMode.BLOCK_MODE_NORMAL"):
+        _ = asc.BlockMode.BLOCK_MODE_NORMAL
     with pytest.raises(AttributeError, match="not a pyasc name either"):
         _ = asc.definitely_not_pyasc
 

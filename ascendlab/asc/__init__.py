@@ -116,6 +116,14 @@ from ..runtime.vector_rows import (
 )
 
 # isort: split
+# py-core: pyasc's TBufPool, LocalMemAllocator, TensorDesc / ListTensorDesc
+from ..runtime.enums import CacheMode, CacheRwMode, DataFormat, Hardware
+from ..runtime.list_tensor import ListTensorDesc, TensorDesc
+from ..runtime.local_mem import LocalMemAllocator
+from ..runtime.shapeinfo import get_shape_size
+from ..runtime.tbufpool import TBufPool
+
+# isort: split
 # py-adv: cross-core flags of hand-written MIX kernels
 from ..runtime.cross_core import cross_core_set_flag, cross_core_wait_flag
 from . import adv, lib, runtime  # noqa: F401 - asc.adv, asc.lib.runtime, asc.runtime.config

@@ -50,6 +50,11 @@ class LaunchState:
         self.cube_cores: dict[int, CoreState] = {}
         self.insert_sync = False  # auto-insert pipe syncs (autosync.py) on every core
         self.workspace: Any = None  # asc.set_sys_workspace's GlobalAddress
+        # why this launch is compile-only ("" if it is not): see compile_only.py; the
+        # instructions it skipped, (statement, message)
+        self.compile_only = ""
+        self.skipped: list[tuple[str, str]] = []
+        self.allocs: dict[str, Any] = {}  # the GM arguments (memory.GMAlloc) by name
 
     def cube_core(self, group: int) -> CoreState:
         """The cube (AIC) core of `group` in a MIX launch (created on first use)."""

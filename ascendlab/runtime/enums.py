@@ -171,3 +171,49 @@ class FixpipeConfig(Enum):
 
     cfg_row_major = "row_major"
     cfg_nz = "nz"
+
+
+class Hardware(IntEnum):
+    """Physical memories as pyasc numbers them (asc.Hardware: LocalMemAllocator's memory)."""
+
+    GM = 0
+    UB = 1
+    L1 = 2
+    L0A = 3
+    L0B = 4
+    L0C = 5
+    BIAS = 6
+    FIXBUF = 7
+    MAX = 8
+
+
+# The emulated memories of Hardware values (BIAS and FIXBUF are not emulated).
+HARDWARE_SPACE: dict[int, str] = {Hardware.UB: "UB", Hardware.L1: "L1", Hardware.L0A: "L0A",
+                                  Hardware.L0B: "L0B", Hardware.L0C: "L0C"}
+
+
+class CacheMode(IntEnum):
+    """GlobalTensor.set_l2_cache_hint's L2 cache policy (pyasc asc.CacheMode)."""
+
+    CACHE_MODE_NORMAL = 0
+    CACHE_MODE_DISABLE = 1
+    CACHE_MODE_LAST = 2
+    CACHE_MODE_PERSISTENT = 4
+
+
+class CacheRwMode(IntEnum):
+    """Which accesses set_l2_cache_hint's policy applies to (pyasc asc.CacheRwMode)."""
+
+    READ = 1
+    WRITE = 2
+    RW = 3
+
+
+class DataFormat(IntEnum):
+    """A ShapeInfo's data layout (pyasc asc.DataFormat); kept on the ShapeInfo as its int."""
+
+    ND = 0
+    NZ = 1
+    NCHW = 2
+    NC1HWC0 = 3
+    NHWC = 4

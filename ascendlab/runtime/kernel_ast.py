@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import KernelSyntaxError
+from . import compile_only
 from .structs import CInt
 
 _INTS = (int, CInt)
@@ -67,7 +68,7 @@ def while_loop(obj: Any) -> Any:
 
 
 _HELPERS = {"__asc_div": c_div, "__asc_floordiv": c_floordiv, "__asc_mod": c_mod,
-            "__asc_while": while_loop, "__asc_pow": c_pow}
+            "__asc_while": while_loop, "__asc_pow": c_pow, **compile_only.HELPERS}
 _OPS = {ast.Div: "__asc_div", ast.FloorDiv: "__asc_floordiv", ast.Mod: "__asc_mod",
         ast.Pow: "__asc_pow"}
 
@@ -211,6 +212,8 @@ class CompiledKernel:
             for n in ast.walk(fdef) if isinstance(n, (ast.Attribute, ast.Name)))
         rewriter = _Rewriter(filename, fn.__name__)
         fdef.body = [rewriter.visit(stmt) for stmt in fdef.body]
+        # call statements skip run-time value errors in compile-only launches (compile_only.py)
+        fdef.body = [compile_only.WrapStatements().visit(stmt) for stmt in fdef.body]
         # Wrap in a factory so the helpers and the original closure variables are free
         # variables of the new function; its globals stay the user's module globals.
         self._free = fn.__code__.co_freevars

@@ -293,6 +293,8 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
     launch = LaunchState(chip, block_num, run_opts.strict, run_opts.auto_sync, kind)
     launch.max_events = run_opts.max_events
     launch.kernel = kernel.__name__
+    launch.compile_only = compile_only_reason()
+    launch.allocs = allocs
     # pyasc forces insert_sync on for kernels using LocalTensorAuto
     launch.insert_sync = bool(opts.get("insert_sync")) or "LocalTensorAuto" in kernel.names_used()
     n_cores = (3 if handwritten else 2) * block_num if kind == "mix" else block_num
@@ -305,7 +307,7 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
               findings=launch.findings,
               options={"strict": run_opts.strict, "auto_sync": run_opts.auto_sync,
                        "sanitize": run_opts.sanitize, "max_events": run_opts.max_events,
-                       "kernel_options": dict(opts)})
+                       "kernel_options": dict(opts), "compile_only": launch.compile_only})
     SESSION.last_run = run
 
     structs = [k for k, v in enumerate(values) if isinstance(v, Struct)]
@@ -375,3 +377,7 @@ def _sanitize_partial(run: Run) -> None:
 # caller. asc.runtime.launcher routes it through pyasc's Launcher.run, so that a test patching
 # that (pyasc's compile-only unit tests) still has its kernel checked by the emulator.
 deliver: Callable[[tuple, dict, JITFunction, dict], None] = _copy_back
+def compile_only_reason() -> str:
+    """Why a launch is compile-only, "" when it is not (runtime/compile_only.py). Replaced by
+    asc.runtime.launcher: "Launcher.run is patched" or "DRY_RUN is set", as in pyasc's tests."""
+    return ""

@@ -13,7 +13,7 @@ import sys
 from collections import deque as _fifo
 from typing import Any
 
-from ..errors import CapacityError, QueueError
+from ..errors import CapacityError, QueueError, QueueStateError
 from . import core as _core
 from .core import CoreState
 from .dtypes import DataType
@@ -50,6 +50,16 @@ def _position(value: Any, what: str) -> TPosition:
         raise NotImplementedError(f"{what}: position {pos.name} is not emulated; emulated: "
                                   + ", ".join(p.name for p in _PRODUCER))
     return pos
+
+
+def release(t: LocalTensor, frame: Any) -> None:
+    """The handle given to free_tensor no longer owns any bytes: its buffer ends where it
+    starts, so any later access through it (an instruction, get_value) is outside its buffer,
+    a memcheck finding that raises in strict mode and warns otherwise, and its messages say it
+    was freed. alloc_tensor(t) / deque(t) rebind it. Limitation: other views of the slot taken
+    before the free (t[8:]) are not released."""
+    t.hi = t.addr
+    t.freed = f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno}"
 
 
 class TQueBind:
@@ -106,7 +116,7 @@ class TQueBind:
     def _ready(self, op: str, frame: Any) -> CoreState:
         pipe = self.pipe
         if pipe is None or pipe.gen != self.pipe_gen:
-            raise QueueError(f"{self.describe()}.{op}: the queue has no buffers; call "
+            raise QueueStateError(f"{self.describe()}.{op}: the queue has no buffers; call "
                              f"pipe.init_buffer(que, num, len) first "
                              f"{_core.where(self.c, frame)}")
         return self.c
@@ -175,7 +185,7 @@ class TQueBind:
                 break
         else:
             busy = ", ".join(f"slot {i}: {_STATE_NAME[s]}" for i, s in enumerate(state))
-            raise QueueError(f"{self.describe()}.alloc_tensor: no free buffer ({n} allocated "
+            raise QueueStateError(f"{self.describe()}.alloc_tensor: no free buffer ({n} allocated "
                              f"by init_buffer; {busy}); free_tensor a tensor first or give "
                              f"the queue more buffers {_core.where(c, frame)}")
         self.cursor = (slot + 1) % n
@@ -199,7 +209,7 @@ class TQueBind:
                              f"{_STATE_NAME[self.state[slot]]}, only an allocated tensor can be "
                              f"enqueued {_core.where(c, frame)}")
         if self.depth and len(self.fifo) >= self.depth:
-            raise QueueError(f"{self.describe()}.enque: queue depth {self.depth} reached "
+            raise QueueStateError(f"{self.describe()}.enque: queue depth {self.depth} reached "
                              f"({len(self.fifo)} tensors enqueued and not dequeued) "
                              f"{_core.where(c, frame)}")
         self.state[slot] = _ENQUEUED
@@ -212,7 +222,7 @@ class TQueBind:
         frame = _getframe(1)
         c = self._ready("deque", frame)
         if not self.fifo:
-            raise QueueError(f"{self.describe()}.deque: the queue is empty (nothing was "
+            raise QueueStateError(f"{self.describe()}.deque: the queue is empty (nothing was "
                              f"enqueued, or everything was already dequeued) "
                              f"{_core.where(c, frame)}")
         slot = self.fifo.popleft()
@@ -239,6 +249,7 @@ class TQueBind:
         self.state[slot] = _FREE
         self.freed_once[slot] = True
         c.append(self._event("free_tensor", self.consumer, slot, self.war_set[slot], frame))
+        release(tensor, frame)
 
     # ---- queries -----------------------------------------------------------------------
     def vacant_in_que(self) -> bool:

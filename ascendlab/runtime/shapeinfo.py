@@ -11,7 +11,7 @@ ShapeInfo packs the dims as uint32; without original_shape the original shape is
 (Ascend C's ShapeInfo constructor copies it).
 
 Limitations: an array made without values or fill_value holds zeros (the device's is
-uninitialised stack memory); data_format is kept as an int (DataFormat is not emulated; ND = 0).
+uninitialised stack memory); data_format is kept as an int (asc.DataFormat's value; ND = 0).
 """
 
 from __future__ import annotations
@@ -167,4 +167,16 @@ def rows_and_width(dims: tuple[int, ...]) -> tuple[int, int]:
     return m, k
 
 
-__all__ = ["Array", "ShapeInfo", "array", "rows_and_width"]
+__all__ = ["Array", "ShapeInfo", "array", "get_shape_size", "rows_and_width"]
+
+
+def get_shape_size(shape_info: Any) -> int:
+    """The product of shape_info's dims (Ascend C GetShapeSize: 1 for a ShapeInfo without
+    dims); the original shape is not used."""
+    if not isinstance(shape_info, ShapeInfo):
+        raise TypeError(f"get_shape_size expects an asc.ShapeInfo, got "
+                        f"{type(shape_info).__name__} {shape_info!r}")
+    size = 1
+    for d in shape_info.dims:
+        size *= d
+    return size

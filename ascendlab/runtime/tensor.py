@@ -12,7 +12,7 @@ from ..errors import AlignmentError, CapacityError, CoreTypeError, LaunchError, 
 from . import core as _core
 from .core import CoreState, access, emit, finding
 from .dtypes import DataType
-from .enums import SPACE_OF, VECTOR_POSITIONS, TPosition
+from .enums import SPACE_OF, VECTOR_POSITIONS, CacheMode, CacheRwMode, TPosition
 from .memory import GUARD, GlobalAddress
 from .shapeinfo import ShapeInfo
 from .trace import register_op
@@ -38,13 +38,17 @@ def _as_int(value: Any, what: str) -> int:
 class GlobalTensor:
     """A typed window on GM: `set_global_buffer(addr[, size])`, then `g[i:]` views by elements."""
 
-    __slots__ = ("alloc", "offset", "dtype", "size")
+    __slots__ = ("alloc", "offset", "dtype", "size", "shape_info", "cache_hint")
 
     def __init__(self) -> None:
         self.alloc = None
         self.offset = 0  # bytes from the argument's element 0
         self.dtype: DataType | None = None
         self.size: int | None = None  # elements declared by set_global_buffer, if any
+        self.shape_info: ShapeInfo | None = None  # set_shape_info's ShapeInfo
+        # set_l2_cache_hint's (CacheMode, CacheRwMode): recorded, no effect on the emulation
+        # (the cost model has no L2 cache: GM traffic costs HBM bandwidth, docs/cycle-model.md)
+        self.cache_hint = (CacheMode.CACHE_MODE_NORMAL, CacheRwMode.RW)
 
     def set_global_buffer(self, buffer: Any = None, buffer_size: Any = None) -> None:
         """Point this tensor at `buffer` (a GlobalAddress such as `x + offset`)."""
@@ -67,6 +71,8 @@ class GlobalTensor:
         g.offset = self.offset + index * self.dtype.itemsize
         size = self.size
         g.size = None if size is None else size - index
+        g.shape_info = self.shape_info
+        g.cache_hint = self.cache_hint
         return g
 
     def __getitem__(self, key: Any) -> GlobalTensor:
@@ -139,9 +145,23 @@ class GlobalTensor:
     def __getattr__(self, name: str) -> Any:
         return _unemulated_method("GlobalTensor", name)
 
-    def __call__(self, index: Any) -> Any:
-        raise NotImplementedError("GlobalTensor(index) (pyasc's bracket operator) is not "
-                                  "emulated; use g[index:] for a view or g.get_value(index)")
+    def __call__(self, index: Any) -> GlobalTensor:
+        """g(i): pyasc's call operator, the same tensor from element i on (like g[i:])."""
+        return _call_view(self, index)
+
+    def set_shape_info(self, shape_info: Any) -> None:
+        """Attach a ShapeInfo (a logical shape; the data is not touched)."""
+        self.shape_info = _shape_info(shape_info, "GlobalTensor")
+
+    def get_shape_info(self) -> ShapeInfo:
+        """The ShapeInfo set on this tensor; an empty ShapeInfo() (shape_dim 0) if none was."""
+        return self.shape_info if self.shape_info is not None else _EMPTY_SHAPE
+
+    def set_l2_cache_hint(self, mode: Any = CacheMode.CACHE_MODE_NORMAL,
+                          rw_mode: Any = CacheRwMode.RW) -> None:
+        """Record the L2 cache policy for this tensor's accesses. It changes no emulated number:
+        the cycle model has no L2 cache (GM accesses cost HBM bandwidth)."""
+        self.cache_hint = (CacheMode(mode), CacheRwMode(rw_mode))
 
     def __repr__(self) -> str:
         if self.alloc is None:
@@ -158,7 +178,7 @@ class LocalTensor:
     """
 
     __slots__ = ("c", "space", "pos", "addr", "dtype", "size", "hi", "owner", "slot", "arr",
-                 "e0", "tag", "name", "shape_info")
+                 "e0", "tag", "name", "shape_info", "freed")
 
     def __init__(self, dtype: Any = None, pos: Any = _UNSET, addr: Any = _UNSET,
                  tile_size: Any = _UNSET) -> None:
@@ -168,6 +188,7 @@ class LocalTensor:
         self.slot = -1
         self.tag = 0
         self.shape_info: ShapeInfo | None = None  # set_shape_info's ShapeInfo
+        self.freed = ""  # "file:line" of the free_tensor that released this handle's buffer
         if dtype is None or (pos is _UNSET and addr is _UNSET and tile_size is _UNSET):
             self.space = None  # an empty handle
             return
@@ -212,6 +233,7 @@ class LocalTensor:
         self.owner = owner  # the TQue/TBuf that handed it out, None for static tensors
         self.slot = slot
         self.name = name  # short label for trace Accesses ("que0[1]", "VECIN@UB+0x2000")
+        self.freed = ""
         self.arr = c.typed_mem(space, dt)  # the whole space as dt elements
         self.e0 = addr // dt.itemsize  # this tensor's first element in `arr`
 
@@ -259,6 +281,7 @@ class LocalTensor:
         t.tag = self.tag
         t.name = self.name
         t.shape_info = self.shape_info  # a view keeps the tensor's ShapeInfo (a C++ copy does)
+        t.freed = self.freed
         return t
 
     def reinterpret_cast(self, dtype: Any) -> LocalTensor:
@@ -317,10 +340,11 @@ class LocalTensor:
 
     def set_shape_info(self, shape_info: Any) -> None:
         """Attach a ShapeInfo (the logical shape library routines such as adv.softmax read)."""
-        if not isinstance(shape_info, ShapeInfo):
-            raise TypeError(f"LocalTensor.set_shape_info expects an asc.ShapeInfo, got "
-                            f"{type(shape_info).__name__} {shape_info!r}")
-        self.shape_info = shape_info
+        self.shape_info = _shape_info(shape_info, "LocalTensor")
+
+    def __call__(self, index: Any) -> LocalTensor:
+        """t(i): pyasc's call operator, the same tensor from element i on (like t[i:])."""
+        return _call_view(self, index)
 
     def get_shape_info(self) -> ShapeInfo:
         """The ShapeInfo set on this tensor; an empty ShapeInfo() (shape_dim 0) if none was."""
@@ -367,18 +391,17 @@ class LocalTensor:
         """'VECIN tensor float16[4096] at UB+0x2000 (queue 0 slot 1)'."""
         if self.space is None:
             return "LocalTensor(<empty handle>)"
-        where = f"queue {self.owner.qid} slot {self.slot}" if self.slot >= 0 else "static"
-        if self.owner is not None and self.slot < 0:
-            where = "TBuf"
+        if self.owner is None:  # a static tensor, or LocalTensorAuto's (slot 0, name auto@LINE)
+            where = "static" if self.slot < 0 else f"LocalTensorAuto {self.name}"
+        else:
+            where = f"queue {self.owner.qid} slot {self.slot}" if self.slot >= 0 else "TBuf"
+        if self.freed:
+            where += f", released by free_tensor at {self.freed}: a use after free"
         return (f"{self.pos.name} tensor {self.dtype.name}[{self.size}] at "
                 f"{self.space}+0x{self.addr:x} ({where})")
 
     def __getattr__(self, name: str) -> Any:
         return _unemulated_method("LocalTensor", name)
-
-    def __call__(self, index: Any) -> Any:
-        raise NotImplementedError("LocalTensor(index) (pyasc's bracket operator) is not "
-                                  "emulated; use t[index:] for a view or t.get_value(index)")
 
     def __repr__(self) -> str:
         return f"LocalTensor({self.describe()})"
@@ -386,9 +409,24 @@ class LocalTensor:
 
 # pyasc tensor methods the emulator does not implement: using one raises, naming it.
 _UNEMULATED_METHODS = {
-    "GlobalTensor": frozenset({"set_l2_cache_hint", "set_shape_info", "get_shape_info"}),
+    "GlobalTensor": frozenset(),
     "LocalTensor": frozenset({"print", "to_file"}),
 }
+
+
+def _shape_info(value: Any, cls: str) -> ShapeInfo:
+    if not isinstance(value, ShapeInfo):
+        raise TypeError(f"{cls}.set_shape_info expects an asc.ShapeInfo, got "
+                        f"{type(value).__name__} {value!r}")
+    return value
+
+
+def _call_view(t: Any, index: Any) -> Any:
+    """pyasc's `t(i)` (its BracketOp): a tensor of the same type at element i; it takes a
+    run-time integer only."""
+    if isinstance(index, bool) or not hasattr(index, "__index__"):
+        raise RuntimeError(f"Tensor call operator is not supported with {index!r}")
+    return t[index.__index__():]
 
 
 def _unemulated_method(cls: str, name: str) -> Any:

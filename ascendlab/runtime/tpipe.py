@@ -93,23 +93,13 @@ class TPipe:
         if not isinstance(target, TBuf):
             self.que_buffers[target.src] = self.que_buffers.get(target.src, 0) + num
         self.n_buffers += num
-        target.slots = [start + i * nbytes for i in range(num)]
-        label = f"tbuf{target.qid}" if isinstance(target, TBuf) else f"que{target.qid}"
-        target.names = [label if isinstance(target, TBuf) else f"{label}[{i}]"
-                        for i in range(num)]
-        target.precompute()
-        target.slot_len = nbytes
-        target.state = [_FREE] * num
-        target.freed_once = [False] * num
-        target.fifo.clear()
-        target.cursor = 0
-        target.pipe = self
-        target.pipe_gen = self.gen
-        target.protos.clear()
-        target.events.clear()
-        emit(c, "S", "init_buffer", (), (), 0, "", 0, frame, None,
-             (("queue", target.qid), ("space", space), ("addr", start), ("num", num),
-              ("len", nbytes)))
+        give_slots(target, self, start, num, nbytes, frame)
+
+    def init_buf_pool(self, buf_pool: Any, len: Any = 0, share_buf: Any = None) -> None:
+        """Give a TBufPool `len` bytes of its memory, or the bytes of `share_buf` (tbufpool.py)."""
+        from .tbufpool import init_pool_from_pipe
+
+        init_pool_from_pipe(self, buf_pool, len, share_buf, _getframe(1))
 
     def reset(self) -> None:
         """Release every buffer (queues need init_buffer again)."""
@@ -148,6 +138,30 @@ class TPipe:
 
     def release_event_id(self, id: Any, event: Any = HardEvent.V_S) -> None:
         self._ids(event).discard(int(id))
+
+
+def give_slots(target: TQueBind, owner: Any, start: int, num: int, nbytes: int,
+               frame: Any) -> None:
+    """Make `target`'s `num` slots of `nbytes` bytes from byte `start` of its memory, handed out
+    by `owner` (the TPipe or a TBufPool, whose `gen` changes when it is reset, invalidating
+    them), and record the init_buffer event."""
+    target.slots = [start + i * nbytes for i in range(num)]
+    label = f"tbuf{target.qid}" if isinstance(target, TBuf) else f"que{target.qid}"
+    target.names = [label if isinstance(target, TBuf) else f"{label}[{i}]"
+                    for i in range(num)]
+    target.precompute()
+    target.slot_len = nbytes
+    target.state = [_FREE] * num
+    target.freed_once = [False] * num
+    target.fifo.clear()
+    target.cursor = 0
+    target.pipe = owner
+    target.pipe_gen = owner.gen
+    target.protos.clear()
+    target.events.clear()
+    emit(target.c, "S", "init_buffer", (), (), 0, "", 0, frame, None,
+         (("queue", target.qid), ("space", target.space), ("addr", start), ("num", num),
+          ("len", nbytes)))
 
 
 def get_tpipe_ptr() -> TPipe:
@@ -202,4 +216,4 @@ def local_tensor_auto(dtype: Any, shape: Any) -> LocalTensor:
                              f"auto@{frame.f_lineno}")
 
 
-__all__ = ["TPipe", "local_tensor_auto", "reserve_top"]
+__all__ = ["TPipe", "give_slots", "local_tensor_auto", "reserve_top"]

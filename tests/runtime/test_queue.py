@@ -7,7 +7,8 @@ import pytest
 
 import ascendlab
 import ascendlab.asc as asc
-from ascendlab.errors import CapacityError, QueueError
+from ascendlab.errors import CapacityError, OutOfBoundsError, QueueError
+from ascendlab.runtime.core import MemcheckWarning
 
 X = np.zeros(1024, np.float32)
 
@@ -288,3 +289,48 @@ def test_in_place_alloc_and_deque_forms():
     out = np.zeros(64, np.float32)
     launch(inplace, out)
     assert (out == 5.0).all()
+
+
+@asc.jit
+def use_after_free(x: asc.GlobalAddress, reuse: asc.ConstExpr[bool]):
+    """A tensor used after free_tensor: a vector add, then a scalar read, through the freed
+    handle; with `reuse` the handle is first rebound by alloc_tensor(t) (legal)."""
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    pipe = asc.TPipe()
+    q = asc.TQue(asc.TPosition.VECIN, 1)
+    pipe.init_buffer(q, 1, 256)
+    t = q.alloc_tensor(asc.float32)
+    asc.data_copy(t, xg, 64)
+    q.free_tensor(t)  # FREE
+    if reuse:
+        q.alloc_tensor(t)
+    asc.adds(t, t, 1.0, 64)  # USE
+    xg.set_value(0, t.get_value(0))
+
+
+def test_use_after_free_raises_in_strict_mode():
+    x = np.arange(64, dtype=np.float32)
+    with pytest.raises(OutOfBoundsError) as info:
+        ascendlab.launch(use_after_free, 1, x, False)
+    msg = str(info.value)
+    assert "adds" in msg and "released by free_tensor at test_queue.py:" in msg
+    assert "use after free" in msg and "test_queue.py:" in msg.rsplit("[", 1)[1]
+
+
+def test_use_after_free_is_a_sanitizer_finding_when_not_strict():
+    x = np.arange(64, dtype=np.float32)
+    with pytest.warns(MemcheckWarning, match="use after free"):
+        run = ascendlab.launch(use_after_free, 1, x, False, strict=False, sanitize=True)
+    found = [f for f in run.findings if "use after free" in f.message and f.kind == "memcheck"]
+    # the add's dst and src, then the get_value
+    assert [f.message.split(" ")[:2] for f in found] == [["adds:", "dst"], ["adds:", "src0"],
+                                                         ["LocalTensor.get_value:", "element"]]
+    # the sanitizer's racecheck sees it too: the add races the copy into the freed slot
+    assert any(f.kind == "racecheck" and "use after free" in f.message for f in run.findings)
+
+
+def test_a_freed_handle_rebound_by_alloc_tensor_is_usable():
+    x = np.arange(64, dtype=np.float32)
+    ascendlab.launch(use_after_free, 1, x, True)  # no error
+    assert x[0] == 1.0  # 0 + 1

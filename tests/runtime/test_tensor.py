@@ -128,17 +128,69 @@ def test_unemulated_tensor_methods_say_so():
         g = asc.GlobalTensor()
         g.set_global_buffer(x)
         t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 8)
-        if which == "l2":
-            g.set_l2_cache_hint()
-        elif which == "print":
+        if which == "print":
             t.print(8)
         elif which == "typo":
             t.get_valu(0)
 
     x = np.zeros(8, np.float32)
-    with pytest.raises(NotImplementedError, match="GlobalTensor.set_l2_cache_hint is part of"):
-        ascendlab.launch(k, 1, x, "l2")
     with pytest.raises(NotImplementedError, match="LocalTensor.print is part of pyasc"):
         ascendlab.launch(k, 1, x, "print")
     with pytest.raises(AttributeError, match="no attribute 'get_valu'"):
         ascendlab.launch(k, 1, x, "typo")
+
+
+@asc.jit
+def add_first_element(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress,
+                      n: asc.ConstExpr[int]):
+    """pyasc's insert_sync/test_vadd_scalar: a scalar read from a LocalTensorAuto."""
+    xg = asc.GlobalTensor()
+    yg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    yg.set_global_buffer(y)
+    zg.set_global_buffer(z)
+    xl = asc.LocalTensorAuto(x.dtype, n)
+    yl = asc.LocalTensorAuto(y.dtype, n)
+    asc.data_copy(xl, xg, n)
+    asc.data_copy(yl, yg, n)
+    val = yl.get_value(0)
+    yl0 = asc.LocalTensorAuto(y.dtype, n)
+    asc.duplicate(yl0, val, n)
+    zl = asc.LocalTensorAuto(z.dtype, n)
+    asc.add(zl, xl, yl0, n)
+    asc.data_copy(zg, zl, n)
+
+
+def test_scalar_read_of_a_local_tensor_auto():
+    rng = np.random.default_rng(5)
+    x, y = rng.random(64, dtype=np.float32), rng.random(64, dtype=np.float32)
+    z = np.zeros_like(x)
+    run = add_first_element[1](x, y, z, 64)
+    np.testing.assert_array_equal(z, x + y[0])
+    reads = [e for e in run.trace if e.op == "get_value"]
+    assert len(reads) == 1 and "LocalTensorAuto auto@" in reads[0].reads[0].name
+
+
+@asc.jit
+def call_views(x: asc.GlobalAddress, out: asc.GlobalAddress):
+    """pyasc's call operator t(i) and GlobalTensor's shape info / cache hint."""
+    g = asc.GlobalTensor()
+    o = asc.GlobalTensor()
+    g.set_global_buffer(x)
+    o.set_global_buffer(out)
+    g.set_shape_info(asc.ShapeInfo(asc.array(asc.int32, [4, 16])))
+    g.set_l2_cache_hint(asc.CacheMode.CACHE_MODE_DISABLE, asc.CacheRwMode.READ)
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 0, 64)
+    asc.data_copy(t, g, 64)
+    o.set_value(0, g(5).get_value(0))  # x[5]
+    o.set_value(1, t(7).get_value(1))  # x[8]
+    o.set_value(2, asc.get_shape_size(g(3).get_shape_info()))  # a view keeps it: 64
+    o.set_value(3, asc.get_shape_size(asc.ShapeInfo()))  # no dims: 1
+
+
+def test_call_operator_views_and_global_shape_info():
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    ascendlab.launch(call_views, 1, x, out)
+    assert out.tolist() == [5.0, 8.0, 64.0, 1.0]

@@ -3,9 +3,13 @@
 pyasc's Launcher.run puts a compiled kernel on the device and copies the memory arguments back.
 On ascendlab the emulator has already run the kernel when Launcher.run is called; run is the
 last step, copying the device copies of the memory arguments back into the caller's arrays.
-A test that patches Launcher.run (pyasc's compile-only unit tests) therefore still has its
-kernel run and checked, only the copy back is skipped. As in pyasc, DRY_RUN in the
-environment skips it too.
+
+A test that patches Launcher.run (pyasc's compile-only unit tests), or DRY_RUN in the
+environment (which makes pyasc's run return at once), makes the launch compile-only: the
+kernel still runs and is checked, but an instruction whose error depends only on run-time
+values (errors.RuntimeValueError: masks, counts, strides, addresses) is skipped with a
+CompileOnlyWarning instead of raising, as pyasc's compiler never sees those values
+(ascendlab/runtime/compile_only.py). The copy back is skipped too.
 """
 
 from __future__ import annotations
@@ -56,4 +60,17 @@ def _deliver(args: tuple, kwargs: dict, kernel: Any, allocs: dict) -> None:
                                   kernel.__name__, args)
 
 
+_OWN_RUN = Launcher.run
+
+
+def _compile_only_reason() -> str:
+    # looked up on the class at every launch: unittest.mock.patch replaces the class attribute
+    if Launcher.__dict__.get("run") is not _OWN_RUN:
+        return "asc.runtime.launcher.Launcher.run is patched"
+    if os.environ.get("DRY_RUN"):
+        return "DRY_RUN is set"
+    return ""
+
+
 _launch.deliver = _deliver
+_launch.compile_only_reason = _compile_only_reason
