@@ -224,6 +224,19 @@ class Matmul:
     def set_hf32(self, *args: Any, **kwargs: Any) -> None:
         raise NotImplementedError("Matmul.set_hf32 is not emulated (fp32 runs in full float32)")
 
+    def set_self_define_data(self, data_ptr: Any) -> Any:
+        """Data for the user's Matmul callback functions (Ascend C SetSelfDefineData), kept on
+        the object. No effect on the emulated numbers: the emulator runs no user callbacks (a
+        Matmul with MatmulCallBackFunc is not emulated)."""
+        self.self_define_data = data_ptr
+        return data_ptr
+
+    def set_user_def_info(self, tiling_ptr: Any) -> Any:
+        """The user's tiling pointer for the callback functions (Ascend C SetUserDefInfo), kept
+        on the object; no effect on the emulated numbers, as set_self_define_data."""
+        self.user_def_info = tiling_ptr
+        return tiling_ptr
+
     # ---- compute -------------------------------------------------------------------------
     def iterate_all(self, c: Any, en_atomic: Any = 0, sync: Any = True,
                     en_wait_sync: Any = True, fake_msg: Any = False) -> None:

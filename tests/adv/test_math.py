@@ -188,3 +188,4 @@ def test_the_registry_covers_the_routines():
     assert set(UNARY_MATH) == set(UNARY_MATH_OPS)
     for name in (*UNARY_MATH, "exp", "power", "xor", "axpy", "quant", "rmsnorm"):
         assert OPS[f"adv.{name}"].pipe == "V" and hasattr(asc.adv, name)
+
