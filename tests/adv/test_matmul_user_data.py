@@ -7,7 +7,6 @@ import numpy as np
 
 import ascendlab.asc as asc
 
-
 SEEN: list = []
 
 
