@@ -12,6 +12,19 @@ from typing import Any as _Any
 from ..adv import math as _math
 from ..adv.math import axpy, exp, power, xor
 from ..adv.matmul import Matmul, MatmulConfig, MatmulType, register_matmul
+from ..adv.matmul_config import (
+    MatmulBatchParams,
+    MatmulFuncParams,
+    MatmulQuantParams,
+    MatmulShapeParams,
+    get_basic_config,
+    get_ib_share_norm_config,
+    get_mdl_config,
+    get_mm_config,
+    get_normal_config,
+    get_special_basic_config,
+    get_special_mdl_config,
+)
 from ..adv.quant import QuantConfig, quant
 from ..adv.rmsnorm import RmsNormTiling, rmsnorm
 from ..adv.softmax import softmax
@@ -20,11 +33,7 @@ from ._unemulated import unemulated as _unemulated
 
 # pyasc asc.language.adv names not emulated yet
 UNEMULATED_ADV: frozenset[str] = frozenset("""
-MatmulApiStaticTiling concat extract softmax_flash_v2 get_api_tiling
-get_normal_config get_mdl_config get_special_mdl_config get_ib_share_norm_config swiglu
-MatmulBatchParams MatmulFuncParams
-MatmulQuantParams MatmulShapeParams get_basic_config get_matmul_api_tiling
-get_mm_config get_special_basic_config
+MatmulApiStaticTiling concat extract softmax_flash_v2 get_api_tiling swiglu get_matmul_api_tiling
 """.split())
 
 # the element-wise math routines (acos ... trunc): one function each, made in adv/math.py
@@ -32,7 +41,10 @@ for _name in _math.UNARY_MATH:
     globals()[_name] = getattr(_math, _name)
 del _name
 
-__all__ = ["Matmul", "MatmulConfig", "MatmulType", "SoftmaxTiling", "TCubeTiling", "axpy", "exp",
+__all__ = ["Matmul", "MatmulBatchParams", "MatmulConfig", "MatmulFuncParams", "MatmulQuantParams",
+           "MatmulShapeParams", "MatmulType", "SoftmaxTiling", "TCubeTiling", "axpy", "exp",
+           "get_basic_config", "get_ib_share_norm_config", "get_mdl_config", "get_mm_config",
+           "get_normal_config", "get_special_basic_config", "get_special_mdl_config",
            "power", "QuantConfig", "quant", "RmsNormTiling", "register_matmul", "rmsnorm",
            "softmax", "xor",
            *_math.UNARY_MATH]
