@@ -29,6 +29,9 @@ Execution: a kernel that names cross_core_wait_flag runs its cores in lockstep
 that can run, and when no core can (a wait without its set), the launch raises SyncError naming
 the waiting cores and flags: on the chip the kernel would hang.
 
+In a hand-written MIX kernel sync_all holds the vector cores only (is_aiv_only=True, Ascend C's
+default); an AIC calling it is a SyncError.
+
 Limitations: a wait's Event sits on the scalar pipe whatever `pipe` says (the core issues
 nothing after it until it passes, which is what the reference describes). Flags still set when
 the kernel ends are not reported. Mode 1 and 2 need a MIX kernel (cores in groups of one AIC and

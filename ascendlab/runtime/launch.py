@@ -300,6 +300,8 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
     n_cores = (3 if handwritten else 2) * block_num if kind == "mix" else block_num
     needs_barrier = bool({"sync_all", "cross_core_wait_flag"} & kernel.names_used())
     launch.scheduler = Lockstep(n_cores) if needs_barrier else Sequential()
+    if handwritten and needs_barrier:  # sync_all holds the vector cores only (is_aiv_only)
+        launch.scheduler.members = set(range(2 * block_num))
     run = Run(kernel=kernel.__name__, chip=chip, block_num=block_num, core_kind=kind,
               trace=launch.trace,
               gm={n: GMArg(n, a.base, a.nbytes, a.dtype.name, a.shape) for n, a in allocs.items()},

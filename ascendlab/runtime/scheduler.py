@@ -61,6 +61,9 @@ class Lockstep:
         self.cv = threading.Condition()
         self.turn = 0
         self.alive = set(range(n))
+        # the cores a sync_all waits for: all of them, or (a hand-written MIX kernel, where
+        # SyncAll's default is_aiv_only=True) the vector cores; set by the launcher
+        self.members = set(range(n))
         self.arrived: set[int] = set()
         self.phase = [0] * n  # barriers passed by each core
         self.error: BaseException | None = None
@@ -107,7 +110,7 @@ class Lockstep:
             self.blocked.pop(i, None)
 
     def _release_if_all_arrived(self) -> None:
-        if self.alive and self.arrived >= self.alive:
+        if self.alive and self.arrived >= self.alive & self.members:
             self.arrived.clear()
             self.turn = min(self.alive)
 
@@ -162,7 +165,7 @@ class Lockstep:
             return
         with self.cv:
             self.alive.discard(i)
-            if self.arrived and self.error is None:
+            if self.arrived and i in self.members and self.error is None:
                 waiting = ", ".join(str(k) for k in sorted(self.arrived))
                 self.error = SyncError(f"core {i} finished without reaching the sync_all that "
                                        f"cores {waiting} wait at: the chip would hang")
@@ -175,9 +178,13 @@ class Lockstep:
     def barrier(self, c: Any) -> None:
         i = c.idx
         with self.cv:
+            if i not in self.members:
+                raise SyncError(f"sync_all on core {i}, a cube (AIC) core of a hand-written MIX "
+                                "kernel: sync_all (is_aiv_only=True) synchronises the vector "
+                                "cores; order the AIC with cross-core flags")
             self.arrived.add(i)
             self.phase[i] += 1
-            if self.arrived >= self.alive:
+            if self.arrived >= self.alive & self.members:
                 self._release_if_all_arrived()
             else:
                 self.turn = self._next_after(i)

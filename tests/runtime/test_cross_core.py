@@ -204,3 +204,39 @@ def test_the_launch_is_a_run_the_package_returns():
     a, b, ws, out = _inputs(1)
     run = ascendlab.launch(mix_relu_matmul, 1, a, b, ws, out, 2.0, True, 0)
     assert run.block_num == 1 and run.cycles > 0
+
+
+@asc.jit
+def mix_then_sync_all(a: asc.GlobalAddress, b: asc.GlobalAddress, ws: asc.GlobalAddress,
+                      out: asc.GlobalAddress, cube_sync: asc.ConstExpr[bool]):
+    """The AIVs finish their halves, sync_all among themselves, and AIV 0 of group 0 doubles
+    row 0 of the other half; the AIC never calls sync_all (is_aiv_only)."""
+    if asc.ascend_is_aic():
+        _cube_tile(a, b, ws, asc.get_block_idx())
+        asc.cross_core_set_flag(0, 2, asc.PipeID.PIPE_FIX)
+        if cube_sync:
+            asc.sync_all()
+    if asc.ascend_is_aiv():
+        asc.cross_core_wait_flag(0, 2, asc.PipeID.PIPE_MTE2)
+        v = asc.get_block_idx()
+        _vector_half(ws, out, v, 1.0)
+        asc.sync_all()
+        if v == 0:
+            o = asc.GlobalTensor()
+            o.set_global_buffer(out)
+            row = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, N)
+            asc.data_copy(row, o[M // 2 * N:], N)
+            asc.set_flag(asc.HardEvent.MTE2_MTE3, 0)
+            asc.wait_flag(asc.HardEvent.MTE2_MTE3, 0)
+            asc.data_copy(o, row, N)
+
+
+def test_sync_all_in_a_mix_kernel_holds_the_vector_cores():
+    a, b, ws, out = _inputs(1)
+    run = mix_then_sync_all[1](a, b, ws, out, False)
+    assert not sanitize(run)
+    want = np.maximum(a.astype(np.float32) @ b.astype(np.float32), 0)
+    want[0] = want[M // 2]
+    np.testing.assert_array_equal(out, want)
+    with pytest.raises(SyncError, match="sync_all on core 2, a cube"):
+        mix_then_sync_all[1](a, b, ws, out, True)
