@@ -4,9 +4,9 @@
    TCubeTiling, generated or filled by hand, into the values the kernel uses; `check(t, chip,
    ...)` lists every way a tiling is invalid for a chip.
 2. The generator: `plan(problem)` picks the core split, the base block, the L1 steps/depths
-   and the L0 double buffering with a model of the emulator's cost model, and `fill` writes it
-   into a TCubeTiling (docs/adv.md, "Host tiling"). asc.lib.host's classes (host_tiling.py)
-   drive it.
+   and the L0 double buffering with a model of the emulator's cost model (docs/adv.md, "Host
+   tiling"). asc.lib.host's classes (host_tiling.py) drive it; host_rules.py applies Ascend
+   C's rules around it and writes the plan into a TCubeTiling.
 """
 
 from __future__ import annotations
@@ -119,10 +119,12 @@ _POSITIVE = ("used_core_num", "m", "n", "k_a", "k_b", "single_core_m", "single_c
 
 
 def check(t: Any, chip: ChipSpec | str, a_bytes: int, b_bytes: int, bias: bool,
-          max_cores: int | None = None) -> list[str]:
+          max_cores: int | None = None, *, kernel: bool = True) -> list[str]:
     """Every way tiling `t` is invalid for `chip` (empty: valid). Each message names the
     field(s), the value(s) and the limit. `max_cores` is the kernel's block limit (aiv_cores for
-    a MIX kernel, aic_cores for a cube-only one); None means chip.aiv_cores."""
+    a MIX kernel, aic_cores for a cube-only one); None means chip.aiv_cores. kernel=False
+    leaves out what only the emulated Matmul needs (k_a == k_b, coverage of m x n by
+    used_core_num): the host's own check of a tiling Ascend C allows."""
     chip = get_chip(chip)
     limit = chip.aiv_cores if max_cores is None else max_cores
     errs = [f"{f} = {int(getattr(t, f))} must be >= 1" for f in _POSITIVE if getattr(t, f) < 1]
@@ -133,13 +135,13 @@ def check(t: Any, chip: ChipSpec | str, a_bytes: int, b_bytes: int, bias: bool,
                                          "-byte A/B")):
         if f not in bad and getattr(t, f) % unit:
             errs.append(f"{f} = {int(getattr(t, f))} is not a multiple of {unit} ({why})")
-    if t.k_a != t.k_b:
+    if kernel and t.k_a != t.k_b:
         errs.append(f"k_a = {int(t.k_a)} differs from k_b = {int(t.k_b)}: the emulated Matmul "
                     "needs k_a == k_b")
     if t.used_core_num > limit:
         errs.append(f"used_core_num = {int(t.used_core_num)} exceeds max_cores {limit} "
                     f"(the kernel's block limit on {chip.name})")
-    if not bad & {"m", "n", "single_core_m", "single_core_n", "used_core_num"}:
+    if kernel and not bad & {"m", "n", "single_core_m", "single_core_n", "used_core_num"}:
         blocks = cdiv(t.m, t.single_core_m) * cdiv(t.n, t.single_core_n)
         if blocks > t.used_core_num:
             errs.append(f"coverage: ceil(m/single_core_m)*ceil(n/single_core_n) = "
@@ -387,24 +389,3 @@ def plan(p: Problem) -> Plan | str:
                 f"more than set_dim {p.dim}")
     return (f"no base block fits: L1 budget {p.l1} B, L0C budget {p.l0c} B, L0A {p.chip.l0a_bytes}"
             f" B, L0B {p.chip.l0b_bytes} B on {p.chip.name} (set_fix_split {p.base})")
-
-
-def fill(t: Any, p: Problem, plan: Plan, org: tuple[int, int, int, int]) -> None:
-    """Write `plan` into TCubeTiling `t` (every field: stale values from a reused struct go)."""
-    for f in t._fields:
-        setattr(t, f.attr, f.default)
-    (ska, bufs_a), (skb, bufs_b) = plan.l1a, plan.l1b
-    depth_a, depth_b = bufs_a * ska, bufs_b * skb  # step_m = step_n = 1
-    a_l1 = depth_a * plan.bm * plan.bk * p.a_bytes
-    b_l1 = depth_b * plan.bk * plan.bn * p.b_bytes
-    values = dict(
-        used_core_num=plan.used, m=org[0], n=org[1], k_a=org[2], k_b=org[3],
-        single_core_m=plan.scm, single_core_n=plan.scn, single_core_k=p.k,
-        base_m=plan.bm, base_n=plan.bn, base_k=plan.bk, depth_a1=depth_a, depth_b1=depth_b,
-        step_m=1, step_n=1, step_k_a=ska, step_k_b=skb, is_bias=int(p.bias),
-        iterate_order=p.iterate_order, share_mode=0,
-        share_l1_size=a_l1 + b_l1 + (plan.scn * BIAS_ROW_BYTES if p.bias else 0),
-        share_l0c_size=plan.bm * plan.bn * L0C_ELEM_BYTES * plan.db[2], share_ub_size=0,
-        db_l0a=plan.db[0], db_l0b=plan.db[1], db_l0c=plan.db[2])
-    for name, v in values.items():
-        setattr(t, name, v)

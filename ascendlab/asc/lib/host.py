@@ -1,6 +1,7 @@
-"""pyasc's `asc.lib.host`: the Matmul host tiling (MultiCoreMatmulTiling, MatmulApiTiling), the
-platform query and the host enums, on the emulator. The implementation is
-ascendlab/adv/host_tiling.py (rules: tiling.py); docs/adv.md ("Host tiling") gives the rules.
+"""pyasc's `asc.lib.host`: the Matmul host tiling (MultiCoreMatmulTiling, MatmulApiTiling,
+BatchMatmulTiling), the platform query and the host enums, on the emulator. The implementation is
+ascendlab/adv/host_tiling.py, host_multicore.py and host_batch.py (rules: host_rules.py,
+tiling.py); docs/adv.md ("Host tiling") gives the rules.
 
     import asc.lib.host as host
     t = host.MultiCoreMatmulTiling(host.get_ascendc_platform())
@@ -11,8 +12,9 @@ ascendlab/adv/host_tiling.py (rules: tiling.py); docs/adv.md ("Host tiling") giv
 
 from __future__ import annotations
 
+from ...adv.host_batch import BatchMatmulTiling
+from ...adv.host_multicore import MultiCoreMatmulTiling
 from ...adv.host_tiling import (
-    BatchMatmulTiling,
     CubeFormat,
     DataType,
     DequantType,
@@ -21,7 +23,6 @@ from ...adv.host_tiling import (
     MatmulConfigParams,
     MatrixMadType,
     MatrixTraverse,
-    MultiCoreMatmulTiling,
     PlatformAscendC,
     PlatformAscendCManager,
     ScheduleType,
