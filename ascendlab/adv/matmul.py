@@ -47,6 +47,7 @@ from ..runtime.enums import CubeFormat, TPosition
 from ..runtime.structs import TCubeTiling
 from ..runtime.tensor import GlobalTensor
 from . import tiling as host_tiling
+from .matmul_batch import iterate_batch
 from .matmul_engine import Engine, Job, Loop, engine_for
 from .matmul_writeback import as_global, where
 
@@ -242,7 +243,9 @@ class Matmul:
                     en_wait_sync: Any = True, fake_msg: Any = False) -> None:
         """Compute this core's whole block into `c` (GM, or a UB tensor through the
         workspace)."""
-        frame = _getframe(1)
+        self._iterate_all(c, en_atomic, sync, _getframe(1))
+
+    def _iterate_all(self, c: Any, en_atomic: Any, sync: Any, frame: Any) -> None:
         job = self._job("iterate_all", sync, frame)
         job.request(frame)
         last = job.blocks - 1
@@ -251,6 +254,15 @@ class Matmul:
             job.write(c, count, bool(int(en_atomic)), False, frame, whole=True,
                       notify=count == last)
         self.loop = None
+
+    def iterate_batch(self, c: Any, batch_a: Any, batch_b: Any, en_sequential_write: Any,
+                      matrix_stride_a: Any = 0, matrix_stride_b: Any = 0,
+                      matrix_stride_c: Any = 0, sync: Any = True,
+                      wait_iterate_batch: Any = False) -> None:
+        """This core's block of every matrix of a batch (NORMAL layout; matmul_batch.py)."""
+        iterate_batch(self, _getframe(1), c, batch_a, batch_b, en_sequential_write,
+                      matrix_stride_a, matrix_stride_b, matrix_stride_c, sync,
+                      wait_iterate_batch)
 
     def iterate(self, en_partial_sum: Any = False, sync: Any = True) -> Loop:
         """`with mm.iterate() as count:` loops over the base blocks (M fastest for

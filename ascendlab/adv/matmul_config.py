@@ -1,6 +1,5 @@
-"""asc.adv's Matmul configuration builders: get_normal_config ... get_mm_config, the parameter
-records get_mm_config takes, and the enums they use (asc.BatchMode, asc.IterateMode,
-asc.MatmulConfigMode, asc.BatchOutMode).
+"""asc.adv's Matmul configuration builders: get_normal_config ... get_mm_config and the
+parameter records get_mm_config takes (the enums they use are in matmul_enums.py).
 
 Facts (sources: pyasc python/asc/language/adv/matmul.py and types.py, python/asc/language/core/
 enums.py for the values; Ascend C's matmul_config.h GetNormalConfig / GetMDLConfig /
@@ -17,49 +16,13 @@ says (docs/adv.md): a config changes neither the results nor the modelled cycles
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import IntEnum
 from typing import Any
 
 from ..errors import ParamError
 from ..runtime.enums import IterateOrder
 from .host_platform import ScheduleType
 from .matmul import MatmulConfig
-
-
-class BatchMode(IntEnum):
-    """How a batch Matmul's batches sit against L1 (pyasc asc.BatchMode)."""
-
-    NONE = 0
-    BATCH_LESS_THAN_L1 = 1
-    BATCH_LARGE_THAN_L1 = 2
-    SINGLE_LARGE_THAN_L1 = 3
-
-
-class IterateMode(IntEnum):
-    """Which iterate forms a Matmul compiles in (pyasc asc.IterateMode, bit flags)."""
-
-    ITERATE_MODE_NORMAL = 0b00000001
-    ITERATE_MODE_ALL = 0b00000010
-    ITERATE_MODE_BATCH = 0b00000100
-    ITERATE_MODE_N_BATCH = 0b00001000
-    ITERATE_MODE_DEFAULT = 0b11111111
-
-
-class MatmulConfigMode(IntEnum):
-    """The schedule get_mm_config builds (pyasc asc.MatmulConfigMode)."""
-
-    CONFIG_NORM = 1
-    CONFIG_MDL = 2
-    CONFIG_SPECIALMDL = 3
-    CONFIG_IBSHARE = 4
-
-
-class BatchOutMode(IntEnum):
-    """How a batch Matmul writes its batches (pyasc asc.BatchOutMode)."""
-
-    SINGLE_BATCH = 0
-    MULTI_BATCH = 1
-    DYNAMIC = 2
+from .matmul_enums import BatchMode, MatmulConfigMode
 
 
 @dataclass
@@ -224,7 +187,6 @@ def get_mm_config(*args: Any, **kwargs: Any) -> MatmulConfig:
     return MatmulConfig(**opts)
 
 
-__all__ = ["BatchMode", "BatchOutMode", "IterateMode", "MatmulBatchParams", "MatmulConfigMode",
-           "MatmulFuncParams", "MatmulQuantParams", "MatmulShapeParams", "get_basic_config",
-           "get_ib_share_norm_config", "get_mdl_config", "get_mm_config", "get_normal_config",
-           "get_special_basic_config", "get_special_mdl_config"]
+__all__ = ["MatmulBatchParams", "MatmulFuncParams", "MatmulQuantParams", "MatmulShapeParams",
+           "get_basic_config", "get_ib_share_norm_config", "get_mdl_config", "get_mm_config",
+           "get_normal_config", "get_special_basic_config", "get_special_mdl_config"]

@@ -126,7 +126,13 @@ from ..runtime.tbufpool import TBufPool
 # isort: split
 # py-adv: cross-core flags of hand-written MIX kernels; the Matmul config enums
 from ..adv.host_platform import ScheduleType
-from ..adv.matmul_config import BatchMode, BatchOutMode, IterateMode, MatmulConfigMode
+from ..adv.matmul_enums import (
+    BatchMode,
+    BatchOutMode,
+    IterateMode,
+    LayoutMode,
+    MatmulConfigMode,
+)
 from ..runtime.cross_core import cross_core_set_flag, cross_core_wait_flag
 from . import adv, lib, runtime  # noqa: F401 - asc.adv, asc.lib.runtime, asc.runtime.config
 from ._unemulated import UNEMULATED as _UNEMULATED
