@@ -255,14 +255,12 @@ class Matmul:
                       notify=count == last)
         self.loop = None
 
-    def iterate_batch(self, c: Any, batch_a: Any, batch_b: Any, en_sequential_write: Any,
-                      matrix_stride_a: Any = 0, matrix_stride_b: Any = 0,
-                      matrix_stride_c: Any = 0, sync: Any = True,
-                      wait_iterate_batch: Any = False) -> None:
+    def iterate_batch(self, *args: Any, **kwargs: Any) -> None:
         """This core's block of every matrix of a batch (NORMAL layout; matmul_batch.py)."""
-        iterate_batch(self, _getframe(1), c, batch_a, batch_b, en_sequential_write,
-                      matrix_stride_a, matrix_stride_b, matrix_stride_c, sync,
-                      wait_iterate_batch)
+        iterate_batch(self, _getframe(1), args, kwargs)
+
+    def wait_iterate_batch(self) -> None:
+        """Wait for an asynchronous iterate_batch: none can be pending (sync=False raises)."""
 
     def iterate(self, en_partial_sum: Any = False, sync: Any = True) -> Loop:
         """`with mm.iterate() as count:` loops over the base blocks (M fastest for

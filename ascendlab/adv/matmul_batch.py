@@ -1,7 +1,8 @@
 """Matmul.iterate_batch on the emulator: one core's block of every matrix of a batched Matmul.
 
     mm.iterate_batch(c, batch_a, batch_b, en_sequential_write, matrix_stride_a=0,
-                     matrix_stride_b=0, matrix_stride_c=0, sync=True, wait_iterate_batch=False)
+                     matrix_stride_b=0, matrix_stride_c=0, en_partial_sum=None, en_atomic=None,
+                     sync=True, wait_iterate_batch=None)
 
 Facts (sources: pyasc python/asc/language/adv/matmul.py iterate_batch; Ascend C Matmul
 IterateBatch, NORMAL layout): A holds batch_a matrices and B batch_b, one after another in GM
@@ -14,7 +15,9 @@ matrix_stride_a/b/c given (elements, 0 = that default).
 
 Each matrix is computed as one iterate_all, so the trace holds the Matmul's usual events, per
 matrix. Limitations: only the NORMAL (and NONE) layout is emulated (BSNGD, SBNGD and BNGS1S2
-raise NotImplementedError), as are sync=True and en_sequential_write=False; batch_a and
+raise NotImplementedError), as are C in GM, sync=True (async raises; wait_iterate_batch is then
+a no-op), en_partial_sum off, and pyasc's first overload (the cube-only one that takes the batch
+counts from the tiling raises); en_atomic applies to every matrix's write-back. batch_a and
 batch_b must divide the batch count.
 """
 
@@ -24,28 +27,51 @@ from typing import Any
 
 from ..errors import LaunchError, ParamError
 from ..runtime.tensor import GlobalTensor
+from ..runtime.vector_forms import bind_overload
 from .matmul_enums import LayoutMode
 from .matmul_writeback import where
 
 _NORMAL = (LayoutMode.NONE, LayoutMode.NORMAL)
 
 
-def iterate_batch(mm: Any, frame: Any, c: Any, batch_a: Any, batch_b: Any,
-                  en_sequential_write: Any, matrix_stride_a: Any = 0, matrix_stride_b: Any = 0,
-                  matrix_stride_c: Any = 0, sync: Any = True,
-                  wait_iterate_batch: Any = False) -> None:
-    """Compute every matrix of the batch into c (see the module docstring)."""
+NAMES = ("tensor", "batch_a", "batch_b", "en_sequential_write", "matrix_stride_a",
+         "matrix_stride_b", "matrix_stride_c", "en_partial_sum", "en_atomic", "sync",
+         "wait_iterate_batch")
+DEFAULTS = {"matrix_stride_a": 0, "matrix_stride_b": 0, "matrix_stride_c": 0,
+            "en_partial_sum": None, "en_atomic": None, "sync": True, "wait_iterate_batch": None}
+
+
+def iterate_batch(mm: Any, frame: Any, args: tuple, kwargs: dict) -> None:
+    """Compute every matrix of the batch into the tensor (see the module docstring); args and
+    kwargs are pyasc's first overload, (tensor, batch_a, batch_b, en_sequential_write,
+    matrix_stride_a=0, matrix_stride_b=0, matrix_stride_c=0, en_partial_sum=None,
+    en_atomic=None, sync=True, wait_iterate_batch=None)."""
     at = where(frame)
+    p = bind_overload(NAMES, 4, args, kwargs)
+    if p is None:
+        raise NotImplementedError("Matmul.iterate_batch: only the overload (tensor, batch_a, "
+                                  "batch_b, en_sequential_write, ...) is emulated, not the "
+                                  f"cube-only one taking the batch counts from the tiling {at}")
+    p = {**DEFAULTS, **p}
+    c = p["tensor"]
     for role, t in (("a", mm.a_type), ("b", mm.b_type), ("c", mm.c_type)):
         if t.layout is not None and int(t.layout) not in _NORMAL:
             raise NotImplementedError(f"Matmul.iterate_batch: {role} layout {t.layout!r} is not "
                                       f"emulated (NORMAL is) {at}")
-    if not sync:
+    if p["wait_iterate_batch"] and p["sync"]:
+        raise ValueError(f"Matmul.iterate_batch: wait_iterate_batch=True needs sync=False {at}")
+    if not p["sync"]:
         raise NotImplementedError(f"Matmul.iterate_batch(sync=False) is not emulated {at}")
-    if en_sequential_write:
-        raise NotImplementedError("Matmul.iterate_batch(en_sequential_write=True) is not "
-                                  f"emulated {at}")
-    ba, bb = int(batch_a), int(batch_b)
+    if p["en_partial_sum"]:
+        raise NotImplementedError(f"Matmul.iterate_batch(en_partial_sum=True) is not emulated "
+                                  f"{at}")
+    if not isinstance(c, GlobalTensor):
+        raise NotImplementedError(f"Matmul.iterate_batch: C in {type(c).__name__} is not "
+                                  f"emulated (a GM GlobalTensor is) {at}")
+    if p["en_sequential_write"]:
+        raise ValueError(f"Matmul.iterate_batch: with C in GM en_sequential_write must be False "
+                         f"{at}")
+    ba, bb = int(p["batch_a"]), int(p["batch_b"])
     batch = max(ba, bb)
     if ba <= 0 or bb <= 0 or batch % ba or batch % bb:
         raise ParamError(f"Matmul.iterate_batch: batch_a={ba} and batch_b={bb} must be >= 1 and "
@@ -53,22 +79,20 @@ def iterate_batch(mm: Any, frame: Any, c: Any, batch_a: Any, batch_b: Any,
     if mm.tiling is None or mm.a_gm is None or mm.b_gm is None:
         raise LaunchError(f"Matmul.iterate_batch: register a tiling and call set_tensor_a / "
                           f"set_tensor_b first {at}")
-    if not isinstance(c, GlobalTensor):
-        raise NotImplementedError(f"Matmul.iterate_batch: C in {type(c).__name__} is not "
-                                  f"emulated (a GM GlobalTensor is) {at}")
     t = mm.tiling
     m, n, ka, kb = int(t.m), int(t.n), int(t.k_a), int(t.k_b) or int(t.k_a)
     if mm.org is not None:
         m, n, ka, kb = mm.org[0], mm.org[1], mm.org[2], mm.org[3]
-    sa = int(matrix_stride_a) or m * ka
-    sb = int(matrix_stride_b) or kb * n
-    sc = int(matrix_stride_c) or m * n
+    sa = int(p["matrix_stride_a"]) or m * ka
+    sb = int(p["matrix_stride_b"]) or kb * n
+    sc = int(p["matrix_stride_c"]) or m * n
+    atomic = int(p["en_atomic"] or 0)
     a0, b0 = mm.a_gm, mm.b_gm
     try:
         for i in range(batch):
             mm.a_gm = a0 + (i // (batch // ba)) * sa
             mm.b_gm = b0 + (i // (batch // bb)) * sb
-            mm._iterate_all(c + i * sc, 0, True, frame)
+            mm._iterate_all(c + i * sc, atomic, True, frame)
     finally:
         mm.a_gm, mm.b_gm = a0, b0
 

@@ -35,7 +35,7 @@ def mm_batch(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress,
             mm.set_tensor_a(ga)
             mm.set_tensor_b(gb)
             mm.set_tail(rows, cols, tiling.k_a)
-            mm.iterate_batch(gc, batch_a, batch_b, False, 0, 0, stride_c, sync)
+            mm.iterate_batch(gc, batch_a, batch_b, False, 0, 0, stride_c, sync=sync)
             mm.end()
 
 
