@@ -26,8 +26,9 @@ what a replay needs to issue the call again on the same core.
 
 Execution: a kernel that names cross_core_wait_flag runs its cores in lockstep
 (scheduler.Lockstep); a wait whose flag is not set yet hands the core's turn to the next core
-that can run, and when no core can (a wait without its set), the launch raises SyncError naming
-the waiting cores and flags: on the chip the kernel would hang.
+that can run, and when no core can (a wait without its set), the launch raises DeadlockError (a
+SyncError; a compile-only launch skips the wait) naming the waiting cores and flags: on the chip
+the kernel would hang.
 
 In a hand-written MIX kernel sync_all holds the vector cores only (is_aiv_only=True, Ascend C's
 default); an AIC calling it is a SyncError.

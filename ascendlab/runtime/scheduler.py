@@ -5,7 +5,7 @@ Lockstep is used when a kernel calls sync_all: each core runs in its own thread 
 holds the baton at a time, in core order, so execution stays sequential and deterministic;
 at sync_all a core hands the baton on, and once every live core has arrived, core 0 resumes
 with phase 2. A cross_core_wait_flag whose flag is not set yet hands the baton to the next core
-that can run (block_until); when no core can, the kernel would hang and SyncError says so.
+that can run (block_until); when no core can, the kernel would hang and DeadlockError says so.
 Threads are only the means to suspend a core in the middle of its Python stack.
 """
 
@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import SyncError
+from ..errors import DeadlockError, SyncError
 from . import core as _core
 
 
@@ -92,7 +92,7 @@ class Lockstep:
 
     def block_until(self, c: Any, ready: Callable[[], bool], what: str) -> None:
         """Hold core c (a cross_core_wait_flag) until ready(): hand the baton to the next core
-        that can run. When none can, the chip would hang: SyncError naming every held core."""
+        that can run. When none can, the chip would hang: DeadlockError naming every held core."""
         i = c.idx
         with self.cv:
             while not ready():
@@ -101,7 +101,8 @@ class Lockstep:
                 if nxt < 0 or nxt == i:
                     held = "; ".join(w for _, w in (self.blocked[k] for k in sorted(self.blocked)))
                     ended = sorted(set(range(self.n)) - self.alive)
-                    raise SyncError(f"deadlock: {held}; no core can set those flags any more "
+                    del self.blocked[i]  # (a compile-only launch skips the wait and goes on)
+                    raise DeadlockError(f"deadlock: {held}; no core can set those flags any more "
                                     f"(finished: {ended or 'none'}, at sync_all: "
                                     f"{sorted(self.arrived) or 'none'}): the chip would hang")
                 self.turn = nxt

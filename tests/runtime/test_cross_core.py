@@ -240,3 +240,13 @@ def test_sync_all_in_a_mix_kernel_holds_the_vector_cores():
     np.testing.assert_array_equal(out, want)
     with pytest.raises(SyncError, match="sync_all on core 2, a cube"):
         mix_then_sync_all[1](a, b, ws, out, True)
+
+
+def test_a_compile_only_launch_skips_a_deadlocked_wait(monkeypatch):
+    from ascendlab.asc.runtime import launcher
+    from ascendlab.errors import CompileOnlyWarning
+
+    monkeypatch.setattr(launcher.Launcher, "run", lambda *a, **k: None)
+    a, b, ws, out = _inputs(1)
+    with pytest.warns(CompileOnlyWarning, match="deadlock"):
+        mix_relu_matmul[1](a, b, ws, out, 1.0, True, 3)
