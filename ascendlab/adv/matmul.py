@@ -262,6 +262,15 @@ class Matmul:
     def wait_iterate_batch(self) -> None:
         """Wait for an asynchronous iterate_batch: none can be pending (sync=False raises)."""
 
+    def set_batch_num(self, batch_a: Any, batch_b: Any) -> None:
+        """The batch counts of A and B for the iterate_batch form that takes none."""
+        self.batch_num = (int(batch_a), int(batch_b))
+
+    def set_sparse_index(self, index_global: Any) -> None:
+        """The index matrix of a sparse B (Ascend C SetSparseIndex): kept; a sparse Matmul is
+        not emulated, so computing after it raises NotImplementedError."""
+        self.sparse_index = as_global(index_global, "Matmul.set_sparse_index")
+
     def iterate(self, en_partial_sum: Any = False, sync: Any = True) -> Loop:
         """`with mm.iterate() as count:` loops over the base blocks (M fastest for
         iterate_order 0); each pass computes one block, get_tensor_c writes it out."""
@@ -307,6 +316,9 @@ class Matmul:
         if self.use_bias and self.bias_gm is None:
             raise LaunchError(f"Matmul.{op}: the tiling has is_bias=1 but no set_bias(...) "
                               f"{where(frame)}")
+        if getattr(self, "sparse_index", None) is not None:
+            raise NotImplementedError(f"Matmul.{op}: a sparse Matmul (set_sparse_index) is not "
+                                      f"emulated {where(frame)}")
         if self.ended:
             self.ended = False  # pyasc allows computing again after end()
         return Job(self, frame)

@@ -16,9 +16,10 @@ matrix_stride_a/b/c given (elements, 0 = that default).
 Each matrix is computed as one iterate_all, so the trace holds the Matmul's usual events, per
 matrix. Limitations: only the NORMAL (and NONE) layout is emulated (BSNGD, SBNGD and BNGS1S2
 raise NotImplementedError), as are C in GM, sync=True (async raises; wait_iterate_batch is then
-a no-op), en_partial_sum off, and pyasc's first overload (the cube-only one that takes the batch
-counts from the tiling raises); en_atomic applies to every matrix's write-back. batch_a and
-batch_b must divide the batch count.
+a no-op) and en_partial_sum off; en_atomic applies to every matrix's write-back. pyasc's second
+form, (tensor, en_partial_sum, en_atomic, en_sequential_write, strides...), takes the batch
+counts from set_batch_num (positional arguments always bind to the first form, as in pyasc).
+batch_a and batch_b must divide the batch count.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ _NORMAL = (LayoutMode.NONE, LayoutMode.NORMAL)
 NAMES = ("tensor", "batch_a", "batch_b", "en_sequential_write", "matrix_stride_a",
          "matrix_stride_b", "matrix_stride_c", "en_partial_sum", "en_atomic", "sync",
          "wait_iterate_batch")
+CUBE_ONLY_NAMES = ("tensor", "en_partial_sum", "en_atomic", "en_sequential_write",
+                   "matrix_stride_a", "matrix_stride_b", "matrix_stride_c")
 DEFAULTS = {"matrix_stride_a": 0, "matrix_stride_b": 0, "matrix_stride_c": 0,
             "en_partial_sum": None, "en_atomic": None, "sync": True, "wait_iterate_batch": None}
 
@@ -48,10 +51,16 @@ def iterate_batch(mm: Any, frame: Any, args: tuple, kwargs: dict) -> None:
     en_atomic=None, sync=True, wait_iterate_batch=None)."""
     at = where(frame)
     p = bind_overload(NAMES, 4, args, kwargs)
-    if p is None:
-        raise NotImplementedError("Matmul.iterate_batch: only the overload (tensor, batch_a, "
-                                  "batch_b, en_sequential_write, ...) is emulated, not the "
-                                  f"cube-only one taking the batch counts from the tiling {at}")
+    if p is None:  # the cube-only form: the batch counts come from set_batch_num
+        p = bind_overload(CUBE_ONLY_NAMES, 4, args, kwargs)
+        if p is None:
+            raise TypeError(f"Matmul.iterate_batch{tuple(args)}: fits neither (tensor, batch_a, "
+                            "batch_b, en_sequential_write, ...) nor (tensor, en_partial_sum, "
+                            f"en_atomic, en_sequential_write, ...) {at}")
+        if getattr(mm, "batch_num", None) is None:
+            raise LaunchError(f"Matmul.iterate_batch: the form without batch counts needs "
+                              f"set_batch_num(batch_a, batch_b) first {at}")
+        p["batch_a"], p["batch_b"] = mm.batch_num
     p = {**DEFAULTS, **p}
     c = p["tensor"]
     for role, t in (("a", mm.a_type), ("b", mm.b_type), ("c", mm.c_type)):

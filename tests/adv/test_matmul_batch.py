@@ -71,3 +71,39 @@ def test_layouts_and_forms_not_emulated():
         mm_batch[1](a, b, c, tiling, 2, 2, 0, int(asc.LayoutMode.NORMAL), False)
     with pytest.raises(ValueError, match="batch_a=2 and batch_b=3"):
         mm_batch[1](a, b, c, tiling, 2, 3, 0, int(asc.LayoutMode.NORMAL), True)
+
+
+@asc.jit(matmul_cube_only=True)
+def mm_batch_num(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress,
+                 tiling: asc.adv.TCubeTiling, sparse: asc.ConstExpr[bool]):
+    """The cube-only form: batch counts from set_batch_num; sparse: set_sparse_index first."""
+    if asc.ascend_is_aic():
+        ga = asc.GlobalTensor()
+        gb = asc.GlobalTensor()
+        gc = asc.GlobalTensor()
+        ga.set_global_buffer(a)
+        gb.set_global_buffer(b)
+        gc.set_global_buffer(c)
+        pipe = asc.TPipe()
+        mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ga.dtype),
+                            b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gb.dtype),
+                            c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gc.dtype))
+        asc.adv.register_matmul(pipe, mm, tiling)
+        mm.set_tensor_a(ga)
+        mm.set_tensor_b(gb)
+        mm.set_batch_num(2, 1)
+        if sparse:
+            mm.set_sparse_index(gb)
+        mm.iterate_batch(gc, en_partial_sum=False, en_atomic=0, en_sequential_write=False)
+
+
+def test_the_cube_only_form_takes_set_batch_num():
+    m, k, n = 32, 32, 32
+    rng = np.random.default_rng(3)
+    a = rng.integers(-4, 5, (2, m, k)).astype(np.float16)
+    b = rng.integers(-4, 5, (k, n)).astype(np.float16)
+    c = np.zeros((2, m, n), np.float32)
+    mm_batch_num[1](a, b, c, host_tiling(m, n, k, 1), False)
+    np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+    with pytest.raises(NotImplementedError, match="sparse Matmul"):
+        mm_batch_num[1](a, b, c, host_tiling(m, n, k, 1), True)
