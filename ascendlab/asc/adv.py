@@ -25,6 +25,7 @@ from ..adv.matmul_config import (
     get_special_basic_config,
     get_special_mdl_config,
 )
+from ..adv.matmul_static import MatmulApiStaticTiling, get_matmul_api_tiling
 from ..adv.quant import QuantConfig, quant
 from ..adv.rmsnorm import RmsNormTiling, rmsnorm
 from ..adv.softmax import softmax
@@ -33,7 +34,7 @@ from ._unemulated import unemulated as _unemulated
 
 # pyasc asc.language.adv names not emulated yet
 UNEMULATED_ADV: frozenset[str] = frozenset("""
-MatmulApiStaticTiling concat extract softmax_flash_v2 get_api_tiling swiglu get_matmul_api_tiling
+concat extract softmax_flash_v2 get_api_tiling swiglu
 """.split())
 
 # the element-wise math routines (acos ... trunc): one function each, made in adv/math.py
@@ -41,13 +42,13 @@ for _name in _math.UNARY_MATH:
     globals()[_name] = getattr(_math, _name)
 del _name
 
-__all__ = ["Matmul", "MatmulBatchParams", "MatmulConfig", "MatmulFuncParams", "MatmulQuantParams",
-           "MatmulShapeParams", "MatmulType", "SoftmaxTiling", "TCubeTiling", "axpy", "exp",
-           "get_basic_config", "get_ib_share_norm_config", "get_mdl_config", "get_mm_config",
-           "get_normal_config", "get_special_basic_config", "get_special_mdl_config",
-           "power", "QuantConfig", "quant", "RmsNormTiling", "register_matmul", "rmsnorm",
-           "softmax", "xor",
-           *_math.UNARY_MATH]
+__all__ = ["Matmul", "MatmulApiStaticTiling", "MatmulBatchParams", "MatmulConfig",
+           "MatmulFuncParams", "MatmulQuantParams", "MatmulShapeParams", "MatmulType",
+           "QuantConfig", "RmsNormTiling", "SoftmaxTiling", "TCubeTiling", "axpy", "exp",
+           "get_basic_config", "get_ib_share_norm_config", "get_matmul_api_tiling",
+           "get_mdl_config", "get_mm_config", "get_normal_config", "get_special_basic_config",
+           "get_special_mdl_config", "power", "quant", "register_matmul", "rmsnorm", "softmax",
+           "xor", *_math.UNARY_MATH]
 
 
 def __getattr__(name: str) -> _Any:

@@ -4,6 +4,7 @@ parameter record it is given and checks their ranges."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import ascendlab.asc as asc
@@ -39,3 +40,32 @@ def test_get_mm_config_applies_the_records():
     with pytest.raises(TypeError, match="not a MatmulConfigMode"):
         asc.adv.get_mm_config(7)
     assert int(asc.IterateMode.ITERATE_MODE_DEFAULT) == 0xFF and int(asc.BatchMode.NONE) == 0
+
+
+TILINGS: list = []
+
+
+@asc.jit
+def static_tiling_kernel(x: asc.GlobalAddress, cfg: asc.ConstExpr, dtype: asc.ConstExpr):
+    t = asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, dtype)
+    TILINGS.append(asc.adv.get_matmul_api_tiling(cfg, 524288, t, t, t, t))
+
+
+def test_static_tiling_from_basic_shapes_and_unknown_fields():
+    TILINGS.clear()
+    x = np.zeros(8, np.float32)
+    static_tiling_kernel[1](x, asc.adv.MatmulConfig(do_norm=False), asc.float16)
+    static_tiling_kernel[1](x, asc.adv.get_basic_config(128, 256, 64), asc.float16)
+    static_tiling_kernel[1](x, asc.adv.get_basic_config(128, 256, 256), asc.float32)
+    plain, basic, big = TILINGS
+    assert plain.base_m == plain.single_core_m == plain.db_l0a == -1
+    assert plain.cfg.options == {"do_norm": False}
+    # fp16 128 x 64 = 16 KiB of A <= 32 KiB (half of L0A): double buffered
+    assert (basic.base_m, basic.base_n, basic.base_k, basic.db_l0a, basic.db_l0b,
+            basic.is_bias) == (128, 256, 64, 2, 2, 1)
+    assert basic.single_core_m == -1
+    # fp32 128 x 256 = 128 KiB of A > 32 KiB: single buffered
+    assert (big.db_l0a, big.db_l0b) == (1, 1)
+    with pytest.raises(NotImplementedError, match="single-core shapes"):
+        static_tiling_kernel[1](x, asc.adv.get_special_basic_config(64, 64, 64, 128, 128, 128,
+                                                                    1, 1), asc.float16)
