@@ -7,6 +7,7 @@ WriteBack half in matmul_writeback.py. docs/adv.md has the rules.
 
 from __future__ import annotations
 
+from itertools import count as _count
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     from .matmul import Matmul
 
 _new = tuple.__new__
+# tile-cache owner of each Job: id(job) would be reused once a finished job is freed, and the next
+# job (a second iterate_all) would then find the first one's tiles resident
+_JOB_IDS = _count()
 _as_strided = np.lib.stride_tricks.as_strided
 
 
@@ -151,6 +155,7 @@ class Job(WriteBack):
 
     def __init__(self, mm: Matmul, frame: Any) -> None:
         self.mm = mm
+        self.owner = next(_JOB_IDS)
         self.eng = eng = mm.engine
         t = mm.tiling
         p = eng.plan
@@ -283,7 +288,7 @@ class Job(WriteBack):
         else:
             step, base, step_k, extent = p.step_n, p.base_n, p.step_kb, self.n
             res, used, pending, bufs = eng.res_b, eng.used_b1, eng.pending_b, eng.b1
-        key = (id(self), i // step, kk // step_k)
+        key = (self.owner, i // step, kk // step_k)
         if key in res:  # still resident: reuse it
             s = res.index(key)
             if used[s]:  # its slot was released after an earlier use: take it back
@@ -388,12 +393,12 @@ class Job(WriteBack):
         eng, p = self.eng, self.eng.plan
         last_k = kk == self.k_iter - 1
         if last_k or (kk + 1) % p.step_ka == 0:
-            s = eng.res_a.index((id(self), mi // p.step_m, kk // p.step_ka))
+            s = eng.res_a.index((self.owner, mi // p.step_m, kk // p.step_ka))
             if not eng.used_a1[s]:
                 eng.set("MTE1", "MTE2", "A1", s, frame)
                 eng.used_a1[s] = True
         if last_k or (kk + 1) % p.step_kb == 0:
-            s = eng.res_b.index((id(self), ni // p.step_n, kk // p.step_kb))
+            s = eng.res_b.index((self.owner, ni // p.step_n, kk // p.step_kb))
             if not eng.used_b1[s]:
                 eng.set("MTE1", "MTE2", "B1", s, frame)
                 eng.used_b1[s] = True
