@@ -60,10 +60,16 @@ class TraceLimitError(AscendlabError, MemoryError):
 
 class RuntimeValueError(AscendlabError):
     """Base of the errors that depend only on values a kernel computes or receives at run time
-    (a mask, a repeat or element count, a stride, an address or offset), never on the kernel's
-    types, signatures or positions. pyasc's compiler cannot see these values, so a compile-only
-    launch (Launcher.run patched, or DRY_RUN set: runtime/compile_only.py) reports one as a
-    CompileOnlyWarning and skips the instruction; every other launch raises it."""
+    (a mask, a repeat or element count, a stride, an address or offset, a queue's buffer count),
+    never on the kernel's types, signatures or positions. pyasc's compiler cannot see these
+    values, so a compile-only launch (Launcher.run patched, or DRY_RUN set:
+    runtime/compile_only.py) reports one as a CompileOnlyWarning and skips the statement; every
+    other launch raises it."""
+
+
+class EmptyHandleError(RuntimeValueError, ValueError):
+    """An instruction is given a LocalTensor handle that was never filled (LocalTensor(dtype)
+    before alloc_tensor / deque / TBuf.get): its address is a run-time value that never came."""
 
 
 class CompileOnlyWarning(UserWarning):

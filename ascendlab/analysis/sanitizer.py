@@ -13,7 +13,9 @@ adds what needs the whole trace:
 
 memcheck  leaks at kernel end (a queue slot allocated or dequeued and never freed; a tensor
           enqueued and never dequeued), and two cores writing overlapping GM bytes between the
-          same two sync_all calls (a "phase"; the k-th sync_all of every core ends phase k).
+          same two sync_all calls (a "phase"; the k-th sync_all of every core ends phase k);
+          a use after free: an access to a queue slot's bytes between its free_tensor and its
+          next alloc_tensor (sanitizer_uaf.py).
 initcheck a read of local bytes (UB, L1, L0A/B/C) that nothing on the core wrote before. GM
           is not checked: arguments come from the host, guard zones are memcheck's.
 racecheck a read and a write, or two writes, of the same local bytes of one core with no
@@ -79,6 +81,7 @@ import numpy as np
 from ..runtime.trace import Finding, Run
 from .deps import match_syncs
 from .sanitizer_hb import CorePass, at, flag_name, short
+from .sanitizer_uaf import use_after_free
 
 KINDS = ("memcheck", "initcheck", "racecheck", "synccheck")
 
@@ -106,6 +109,7 @@ def sanitize(run: Run, *, complete: bool | None = None) -> list[Finding]:
         if complete:
             _leaks(run, cp, out, seen)
     _cross_core(run, passes, out, seen, _XOrder(run, match.xset_of, passes))
+    use_after_free(run, out, seen)  # memcheck (sanitizer_uaf.py)
     if complete:
         for i in match.unmatched_sets:
             _unwaited_set(run, i, out, seen)

@@ -116,12 +116,13 @@ from ..runtime.vector_rows import (
 )
 
 # isort: split
-# py-core: pyasc's TBufPool, LocalMemAllocator, TensorDesc / ListTensorDesc
+# py-core: TBufPool, LocalMemAllocator, TensorDesc / ListTensorDesc, compare_scalar, enums
 from ..runtime.enums import CacheMode, CacheRwMode, DataFormat, Hardware
 from ..runtime.list_tensor import ListTensorDesc, TensorDesc
 from ..runtime.local_mem import LocalMemAllocator
 from ..runtime.shapeinfo import get_shape_size
 from ..runtime.tbufpool import TBufPool
+from ..runtime.vector_cmpscalar import compare_scalar
 
 # isort: split
 # py-adv: cross-core flags of hand-written MIX kernels; the Matmul config enums

@@ -15,14 +15,17 @@ from . import (
     dma,
     queue,
     sync,
+    tbufpool,
     tensor,
     tpipe,
     vector,
     vector_cast,
+    vector_cmpscalar,
     vector_cmpsel,
     vector_reduce,
     vector_rows,
 )
 
-__all__ = ["adv_ops", "cross_core", "cube", "cube_fixpipe", "dma", "queue", "sync", "tensor",
-           "tpipe", "vector", "vector_cast", "vector_cmpsel", "vector_reduce", "vector_rows"]
+__all__ = ["adv_ops", "cross_core", "cube", "cube_fixpipe", "dma", "queue", "sync", "tbufpool",
+           "tensor", "tpipe", "vector", "vector_cast", "vector_cmpscalar", "vector_cmpsel",
+           "vector_reduce", "vector_rows"]

@@ -9,7 +9,8 @@ UB holds, alloc_tensor on a queue that init_buffer never gave buffers).
 ascendlab still runs such a kernel (that is how it checks it), in compile-only mode:
 
 * the rule: an error whose class derives from errors.RuntimeValueError (ParamError,
-  OutOfBoundsError, AlignmentError, QueueStateError: values and counts known only at run time)
+  OutOfBoundsError, AlignmentError, EmptyHandleError, QueueStateError: values, addresses and
+  counts known only at run time)
   raised by a statement of the kernel is reported as a CompileOnlyWarning naming the statement,
   and that statement is skipped; the kernel goes on with its next statement. The names a
   skipped assignment would have bound hold an Unset placeholder, and a later statement that
@@ -94,7 +95,12 @@ def skip(exc: BaseException, statement: str, names: tuple[str, ...]) -> bool:
         why = f"uses {unset}, which `{held.statement}` (line {held.line}) left unset"
         if not isinstance(exc, SkippedValueError):  # the error the unset value caused
             why += f" ({type(exc).__name__}: {exc})"
-    c.launch.skipped.append((statement, str(exc)))
+    where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    seen = c.launch.skipped.get(where)
+    if seen is not None:  # warned once per statement and launch (a loop repeats it)
+        c.launch.skipped[where] = (seen[0], seen[1] + 1)
+        return True
+    c.launch.skipped[where] = (statement, 1)
     warnings.warn_explicit(
         f"`{statement}` skipped: compile-only launch ({c.launch.compile_only}); it {why}",
         CompileOnlyWarning, frame.f_code.co_filename, frame.f_lineno)
@@ -112,6 +118,13 @@ def _label(node: ast.stmt) -> str:
     return text if len(text) <= 72 else text[:69] + "..."
 
 
+def statement_labels(fdef: ast.FunctionDef) -> dict[tuple[int, int], str]:
+    """The labels of a kernel's statements as written, by position: taken before kernel_ast
+    rewrites `/` and `%` into helper calls, so messages show the user's source."""
+    return {(n.lineno, n.col_offset): _label(n) for n in ast.walk(fdef)
+            if isinstance(n, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign))}
+
+
 def _targets(node: ast.AST) -> list[str]:
     """The plain names an assignment target binds (attributes and subscripts bind none)."""
     if isinstance(node, ast.Name):
@@ -126,8 +139,11 @@ def _targets(node: ast.AST) -> list[str]:
 class WrapStatements(ast.NodeTransformer):
     """Wrap every call statement and assignment as the module docstring describes."""
 
+    def __init__(self, labels: dict[tuple[int, int], str] | None = None) -> None:
+        self.labels = labels or {}
+
     def _wrap(self, node: ast.stmt, targets: list[ast.AST]) -> ast.AST:
-        label = _label(node)
+        label = self.labels.get((node.lineno, node.col_offset)) or _label(node)
         names = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)})
         test = ast.UnaryOp(op=ast.Not(), operand=ast.Call(
             func=ast.Name(id=SKIP_HELPER, ctx=ast.Load()),

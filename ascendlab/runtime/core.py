@@ -51,9 +51,9 @@ class LaunchState:
         self.insert_sync = False  # auto-insert pipe syncs (autosync.py) on every core
         self.workspace: Any = None  # asc.set_sys_workspace's GlobalAddress
         # why this launch is compile-only ("" if it is not): see compile_only.py; the
-        # instructions it skipped, (statement, message)
+        # statements it skipped: "file:line" -> (statement, times skipped)
         self.compile_only = ""
-        self.skipped: list[tuple[str, str]] = []
+        self.skipped: dict[str, tuple[str, int]] = {}
         self.allocs: dict[str, Any] = {}  # the GM arguments (memory.GMAlloc) by name
 
     def cube_core(self, group: int) -> CoreState:

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import EmptyHandleError
 from .core import core
 
 _getframe = sys._getframe
@@ -133,7 +134,7 @@ def _elements(tensor: Any, n: int) -> tuple[np.ndarray, str]:
 
     if isinstance(tensor, LocalTensor):
         if tensor.space is None:
-            raise ValueError("dump_tensor: the LocalTensor is an empty handle")
+            raise EmptyHandleError("dump_tensor: the LocalTensor is an empty handle")
         k = min(n, max(0, tensor.size))
         return np.array(tensor.arr[tensor.e0:tensor.e0 + k]), tensor.describe()
     if isinstance(tensor, GlobalTensor):

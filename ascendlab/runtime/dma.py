@@ -11,7 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import AlignmentError, DTypeError, OutOfBoundsError, ParamError, PositionError
+from ..errors import (
+    AlignmentError,
+    DTypeError,
+    EmptyHandleError,
+    OutOfBoundsError,
+    ParamError,
+    PositionError,
+)
 from . import core as _core
 from .core import access, emit, finding
 from .memory import GUARD
@@ -45,7 +52,7 @@ def _operand(c: Any, t: Any, nbytes: int, op: str, role: str, frame: Any,
     if type(t) is LocalTensor:
         space = t.space
         if space is None:
-            raise ValueError(f"{op}: {role} is an empty LocalTensor handle")
+            raise EmptyHandleError(f"{op}: {role} is an empty LocalTensor handle")
         a = t.addr
         if a & 31:
             raise AlignmentError(f"{op}: {role} {t.describe()} starts at {space}+{a}, not 32 B "

@@ -210,10 +210,12 @@ class CompiledKernel:
         self.names = frozenset(
             n.attr if isinstance(n, ast.Attribute) else n.id
             for n in ast.walk(fdef) if isinstance(n, (ast.Attribute, ast.Name)))
+        labels = compile_only.statement_labels(fdef)
         rewriter = _Rewriter(filename, fn.__name__)
         fdef.body = [rewriter.visit(stmt) for stmt in fdef.body]
-        # call statements skip run-time value errors in compile-only launches (compile_only.py)
-        fdef.body = [compile_only.WrapStatements().visit(stmt) for stmt in fdef.body]
+        # statements skip run-time value errors in compile-only launches (compile_only.py)
+        wrap = compile_only.WrapStatements(labels)
+        fdef.body = [wrap.visit(stmt) for stmt in fdef.body]
         # Wrap in a factory so the helpers and the original closure variables are free
         # variables of the new function; its globals stay the user's module globals.
         self._free = fn.__code__.co_freevars

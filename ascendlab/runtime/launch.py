@@ -379,6 +379,8 @@ def _sanitize_partial(run: Run) -> None:
 # caller. asc.runtime.launcher routes it through pyasc's Launcher.run, so that a test patching
 # that (pyasc's compile-only unit tests) still has its kernel checked by the emulator.
 deliver: Callable[[tuple, dict, JITFunction, dict], None] = _copy_back
+
+
 def compile_only_reason() -> str:
     """Why a launch is compile-only, "" when it is not (runtime/compile_only.py). Replaced by
     asc.runtime.launcher: "Launcher.run is patched" or "DRY_RUN is set", as in pyasc's tests."""

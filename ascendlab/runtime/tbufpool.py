@@ -9,9 +9,12 @@ TBufPool; semantics from Ascend C's kernel_tbufpool_impl.h).
     pool.init_buf_pool(sub, len[, share_buf])  the same, carved from (or shared inside) pool
     pool.init_buffer(que=q, num=n, len=l)      q's n buffers of l bytes come from the pool
     pool.init_buffer(buf=b, len=l)             b's l bytes come from the pool
-    pool.reset()                               the pool ends: its queues and TBufs lose their
-                                               buffers (init_buffer again, e.g. in a pool that
-                                               shares its bytes) and the pool has no bytes left
+    pool.reset()                               the pool ends: it waits for every buffer freed
+                                               since its last alloc (its free_tensor's flag, as
+                                               the next alloc_tensor would: a pool_reset event),
+                                               then its queues and TBufs lose their buffers
+                                               (init_buffer again, e.g. in a pool that shares
+                                               its bytes) and the pool has no bytes left
 
 Queues and TBufs initialised from a pool keep the usual state machine (queue.py) and sync
 edges; the pool only decides where their buffers are. A pool holds at most buf_id_size buffers
@@ -19,8 +22,7 @@ edges; the pool only decides where their buffers are. A pool holds at most buf_i
 parent's, unless it shares bytes).
 
 Limitations: pool buffers do not count toward the TPipe's per-position queue-buffer limit (they
-come from the pool's own buffer table in Ascend C); Reset's wait for pending free_tensor events
-is not modelled (queue syncs already order the reuse).
+come from the pool's own buffer table in Ascend C).
 """
 
 from __future__ import annotations
@@ -31,7 +33,12 @@ from typing import Any
 from ..errors import CapacityError, ParamError, QueueStateError
 from . import core as _core
 from .enums import SPACE_OF, TPosition
-from .queue import TBuf, TQueBind
+from .queue import _FREE, TBuf, TQueBind
+from .trace import register_op
+
+# reset()'s wait for a freed buffer's consumer -> producer flag (one event per such buffer),
+# on the producer pipe like the alloc_tensor it stands in for
+register_op("pool_reset", "", "framework", module=__name__)
 
 _getframe = sys._getframe
 
@@ -69,6 +76,7 @@ class TBufPool:
         self.length = 0  # bytes the pool holds (0: none yet, or reset)
         self.used = 0  # bytes carved so far from `start`
         self.n_buffers = 0  # buffer ids used (queue buffers, TBufs, non-shared sub-pools)
+        self.targets: list[TQueBind] = []  # the queues and TBufs given buffers since then
 
     @property
     def gen(self) -> tuple[int, int]:
@@ -150,9 +158,22 @@ class TBufPool:
         nbytes = _positive(len, "init_buffer", self.c, frame)
         start = self._carve("init_buffer", num * nbytes, num, frame)
         give_slots(target, self, start, num, nbytes, frame)
+        self.targets.append(target)
 
     def reset(self) -> None:
-        """End the pool: its queues and TBufs lose their buffers and it holds no bytes."""
+        """Wait for the buffers freed since their last alloc, then end the pool: its queues and
+        TBufs lose their buffers and it holds no bytes."""
+        frame = _getframe(1)
+        for q in self.targets:
+            if q.pipe is not self or q.pipe_gen != self.gen:
+                continue  # given buffers again elsewhere since
+            for slot, st in enumerate(q.state):
+                if st == _FREE and q.freed_once[slot]:  # its free's flag is not waited yet
+                    _core.emit(self.c, q.producer, "pool_reset", (), (), 0, "", 0, frame,
+                               q.war_wait[slot], q.ev_args[slot])
+                    if q.producer == "V":
+                        self.c.v_pending.clear()  # a wait on V orders earlier vector work
+        self.targets = []
         self.own_gen += 1
         self.start = self.length = self.used = self.n_buffers = 0
 

@@ -8,7 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import AlignmentError, CapacityError, CoreTypeError, LaunchError, PositionError
+from ..errors import (
+    AlignmentError,
+    CapacityError,
+    CoreTypeError,
+    EmptyHandleError,
+    LaunchError,
+    PositionError,
+)
 from . import core as _core
 from .core import CoreState, access, emit, finding
 from .dtypes import DataType
@@ -249,8 +256,8 @@ class LocalTensor:
 
     def _require(self) -> None:
         if self.space is None:
-            raise ValueError("LocalTensor handle used before it was filled (alloc_tensor / "
-                             "deque / TBuf.get)")
+            raise EmptyHandleError("LocalTensor handle used before it was filled "
+                                   "(alloc_tensor / deque / TBuf.get)")
 
     # ---- views -------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> LocalTensor:
@@ -451,7 +458,7 @@ def require_local(op: str, t: Any, role: str) -> LocalTensor:
     if not isinstance(t, LocalTensor):
         raise TypeError(f"{op}: {role} must be a LocalTensor, got {type(t).__name__}")
     if t.space is None:
-        raise ValueError(f"{op}: {role} is an empty LocalTensor handle")
+        raise EmptyHandleError(f"{op}: {role} is an empty LocalTensor handle")
     return t
 
 

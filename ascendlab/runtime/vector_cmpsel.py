@@ -89,6 +89,26 @@ def _ub_bytes(c: Any, t: LocalTensor) -> np.ndarray:
 
 
 # ---- compare ------------------------------------------------------------------------------
+def count_repeats(op: str, n: int, isz: int, c: Any, frame: Any) -> int:
+    """The repeats of a compare's count form: count * sizeof(T) must be whole 256 B repeats."""
+    if n < 0 or (n * isz) % 256:
+        raise ParamError(f"{op}: count={n} x {isz} B = {n * isz} B is not a multiple of "
+                         f"256 B; the count form of {op} processes whole 256 B repeats "
+                         f"{_core.where(c, frame)}")
+    return n * isz // 256
+
+
+def store_bits(op: str, c: Any, dst: LocalTensor, n: int, compute: Any, frame: Any) -> tuple:
+    """Write compute()'s n booleans to dst as little-endian bits; returns dst's write Access."""
+    nb = n // 8
+    if n:
+        _vec.span_check(op, dst, nb, "dst", c, frame)
+        with np.errstate(invalid="ignore"):
+            bits = compute()
+        _ub_bytes(c, dst)[dst.addr:dst.addr + nb] = np.packbits(bits, bitorder="little")
+    return (access("UB", dst.addr, nb, dst.name, 1, 0),)
+
+
 def compare(*args: Any, **kwargs: Any) -> None:
     """compare(dst, src0, src1, cmp_mode, count) or compare(dst, src0, src1, cmp_mode, mask,
     repeat_times, BinaryRepeatParams[, is_set_mask]): dst bit j = src0[j] <cmp_mode> src1[j]."""
@@ -153,11 +173,7 @@ def compare(*args: Any, **kwargs: Any) -> None:
             raise TypeError(f"{op}: expected (dst, src0, src1, cmp_mode, count) or (..., mask, "
                             f"repeat_times, repeat_params[, is_set_mask])")
         n = b["count"].__index__()
-        if n < 0 or (n * isz) % 256:
-            raise ParamError(f"{op}: count={n} x {isz} B = {n * isz} B is not a multiple of "
-                             f"256 B; the count form of compare processes whole 256 B repeats "
-                             f"{where}")
-        R = n * isz // 256
+        R = count_repeats(op, n, isz, c, frame)
         if n:
             _vec.span_check(op, src0, n, "src0", c, frame)
             _vec.span_check(op, src1, n, "src1", c, frame)
@@ -165,13 +181,7 @@ def compare(*args: Any, **kwargs: Any) -> None:
         reads = (access("UB", src0.addr, n * isz, src0.name, 1, 0),
                  access("UB", src1.addr, n * isz, src1.name, 1, 0))
         out_args = (("count", n),)
-    nb = n // 8
-    if n:
-        _vec.span_check(op, dst, nb, "dst", c, frame)
-        with np.errstate(invalid="ignore"):
-            bits = fn(a, bb)
-        _ub_bytes(c, dst)[dst.addr:dst.addr + nb] = np.packbits(bits, bitorder="little")
-    writes = (access("UB", dst.addr, nb, dst.name, 1, 0),)
+    writes = store_bits(op, c, dst, n, lambda: fn(a, bb), frame)
     if c.launch.auto_sync:
         check_vector_order(c, reads, writes, frame)
     emit(c, "V", op, reads, writes, n, st.name, R, frame, None,
@@ -277,4 +287,4 @@ def select(*args: Any, **kwargs: Any) -> None:
     emit(c, "V", op, reads, (w,), n, dt.name, repeats, frame, None, out_args)
 
 
-__all__ = ["COMPARE", "compare", "select"]
+__all__ = ["COMPARE", "compare", "count_repeats", "select", "store_bits"]

@@ -14,6 +14,7 @@ from ..errors import (
     AlignmentError,
     CoreTypeError,
     DTypeError,
+    EmptyHandleError,
     OutOfBoundsError,
     ParamError,
     PositionError,
@@ -30,8 +31,8 @@ def vec_operand(op: str, t: Any, role: str, c: Any, frame: Any) -> LocalTensor:
     """A vector operand: a filled LocalTensor in VECIN/VECOUT/VECCALC, 32 B aligned."""
     if not isinstance(t, LocalTensor):
         raise TypeError(f"{op}: {role} must be a LocalTensor, got {type(t).__name__}")
-    if t.space is None:  # a ParamError: the handle gets its memory at run time (alloc_tensor)
-        raise ParamError(f"{op}: {role} is an empty LocalTensor handle {_core.where(c, frame)}")
+    if t.space is None:
+        raise EmptyHandleError(f"{op}: {role} is an empty LocalTensor handle")
     if t.pos not in VECTOR_POSITIONS:
         raise PositionError(f"{op}: {role} is in {t.pos.name}; vector instructions read and "
                             f"write only VECIN/VECOUT/VECCALC (UB) {_core.where(c, frame)}")

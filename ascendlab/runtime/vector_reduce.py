@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import AlignmentError, DTypeError, ParamError, PositionError
+from ..errors import AlignmentError, DTypeError, EmptyHandleError, ParamError, PositionError
 from . import core as _core
 from . import vector as _vec
 from .core import access, check_vector_order, emit
@@ -72,7 +72,7 @@ def operand(op: str, t: Any, role: str, c: Any, frame: Any, align: int = 32) -> 
     if not isinstance(t, LocalTensor):
         raise TypeError(f"{op}: {role} must be a LocalTensor, got {type(t).__name__}")
     if t.space is None:
-        raise ValueError(f"{op}: {role} is an empty LocalTensor handle")
+        raise EmptyHandleError(f"{op}: {role} is an empty LocalTensor handle")
     if t.pos not in VECTOR_POSITIONS:
         raise PositionError(f"{op}: {role} {t.describe()} is in {t.pos.name}; vector "
                             f"instructions read and write only VECIN/VECOUT/VECCALC (UB) "

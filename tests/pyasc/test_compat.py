@@ -31,8 +31,10 @@ def test_module_paths_and_name(asc):
     assert TQueBind is asc.TQueBind
     tiling = importlib.import_module("asc.language.adv.tiling")
     assert tiling.softmax is asc.adv.softmax  # asc.adv first under asc.language.adv
-    with pytest.raises(NotImplementedError, match="asc.TensorDesc is part of pyasc"):
-        importlib.import_module("asc.language.core.tensor").TensorDesc()
+    assert importlib.import_module("asc.language.basic.list_tensor").TensorDesc is asc.TensorDesc
+    enums = importlib.import_module("asc.language.core.enums")
+    with pytest.raises(NotImplementedError, match="asc.BlockMode.BLOCK_MODE_NORMAL is part of"):
+        _ = enums.BlockMode.BLOCK_MODE_NORMAL
     pyasc_compat.uninstall()
     assert importlib.import_module("ascendlab.asc").__name__ == "ascendlab.asc"
     pyasc_compat.install()

@@ -15,6 +15,7 @@ import ascendlab.asc as asc
 from ascendlab.errors import (
     CompileOnlyWarning,
     DTypeError,
+    EmptyHandleError,
     OutOfBoundsError,
     ParamError,
     QueueError,
@@ -210,3 +211,46 @@ def test_the_traceback_still_points_at_the_kernel_line():
         masked_add[1](x, z, 512)
     lines = [t.lineno for t in info.traceback if t.path.name == "test_compile_only.py"]
     assert _line(masked_add, "# MASKED") - 1 in lines  # traceback entries are 0-based
+
+
+@asc.jit
+def empty_handle(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    t = asc.LocalTensor(asc.float16)  # never filled by alloc_tensor / deque
+    asc.adds(t, t, 1.0, N)  # EMPTY
+
+
+def test_an_empty_handle_is_a_run_time_value():
+    x, z = _io()
+    with pytest.raises(EmptyHandleError, match="empty LocalTensor handle"):
+        empty_handle[1](x, z)
+    assert issubclass(EmptyHandleError, ValueError)
+    with patch(RUN, return_value=None), pytest.warns(CompileOnlyWarning, match="empty"):
+        empty_handle[1](x, z)
+
+
+@asc.jit
+def divided(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    a = asc.LocalTensor(asc.float16, asc.TPosition.VECIN, 0, N)
+    asc.adds(a, a, 1.0, n // 2)  # a negative count after C division
+
+
+def test_messages_show_the_statement_as_written():
+    x, z = _io()
+    with patch(RUN, return_value=None), pytest.warns(CompileOnlyWarning) as got:
+        divided[1](x, z, -7)
+    assert "`asc.adds(a, a, 1.0, n // 2)` skipped" in str(got.list[0].message)
+
+
+@asc.jit
+def skipped_in_a_loop(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    a = asc.LocalTensor(asc.float16, asc.TPosition.VECIN, 0, N)
+    params = asc.UnaryRepeatParams(1, 1, 8, 8)
+    for _ in range(n):
+        asc.adds(a, a, 1.0, mask=512, repeat_times=1, repeat_params=params)
+
+
+def test_a_statement_skipped_in_a_loop_warns_once():
+    x, z = _io()
+    with patch(RUN, return_value=None), pytest.warns(CompileOnlyWarning) as got:
+        skipped_in_a_loop[1](x, z, 50)
+    assert len(got.list) == 1

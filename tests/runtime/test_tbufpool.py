@@ -67,6 +67,10 @@ def test_two_stages_share_the_pool_bytes():
     inits = [dict(e.args) for e in run.events(op="init_buffer")]
     assert [i["addr"] for i in inits] == [0, N * 4, 0, N * 4]  # stage 2 reuses stage 1's bytes
     assert all(i["space"] == "UB" for i in inits)
+    # reset waits for both freed slots' flags (VECIN: V -> MTE2, VECOUT: MTE3 -> V), as the next
+    # alloc_tensor of each would, so stage 2's copies cannot overtake stage 1's reads
+    waits = [(e.pipe, e.sync.kind, e.sync.src, e.sync.dst) for e in run.events(op="pool_reset")]
+    assert waits == [("MTE2", "wait", "V", "MTE2"), ("V", "wait", "MTE3", "V")]
 
 
 @asc.jit

@@ -9,7 +9,14 @@ import pytest
 
 from ascendlab.analysis.cost import COST, simulate
 from ascendlab.errors import ParamError
-from ascendlab.runtime import trace, vector, vector_cast, vector_cmpsel, vector_reduce
+from ascendlab.runtime import (
+    trace,
+    vector,
+    vector_cast,
+    vector_cmpscalar,
+    vector_cmpsel,
+    vector_reduce,
+)
 from ascendlab.runtime.trace import COST_CLASSES, OPS, VECTOR_CLASSES, Event, register_op
 
 
@@ -34,7 +41,8 @@ def test_the_semantics_tables_cover_the_replayable_vector_ops():
     """Every vector op a kernel can call has a semantics entry, and every entry is registered."""
     semantics = (set(vector.BINARY) | set(vector.UNARY) | set(vector.SCALAR)
                  | {"axpy", "duplicate"} | set(vector_cast.vector_ops)
-                 | set(vector_cmpsel.vector_ops) | set(vector_reduce.vector_ops))
+                 | set(vector_cmpsel.vector_ops) | set(vector_reduce.vector_ops)
+                 | set(vector_cmpscalar.vector_ops))
     callable_v = {n for n, i in OPS.items() if i.pipe == "V" and i.replayable}
     assert callable_v == semantics
     for table in (vector.BINARY, vector.UNARY, vector.SCALAR):

@@ -194,7 +194,7 @@ def _framework(rp: Replayer, c: CoreState, e: Event) -> None:
         if s is not None and (tuple(s.key) != ("que", q, slot) or s.implicit):
             raise ValueError(f"{e.op}: the sync edge {s} is not queue {q} slot {slot}'s")
         # info: [space, num, producer pipe, consumer pipe] (learnt from the first events)
-        if e.op in ("alloc_tensor", "enque"):
+        if e.op in ("alloc_tensor", "enque", "pool_reset"):
             _learn(info, 2, e.pipe, e.op, q)
         else:
             _learn(info, 3, e.pipe, e.op, q)
@@ -206,6 +206,11 @@ def _framework(rp: Replayer, c: CoreState, e: Event) -> None:
             elif s is not None:
                 raise ValueError("alloc_tensor of a never-freed slot waits for nothing")
             st[0] = _ALLOCATED
+        elif e.op == "pool_reset":  # TBufPool.reset waits for a freed slot's flag
+            if st[0] != _FREE or not st[1]:
+                raise ValueError(f"pool_reset: queue {q} slot {slot} has no free to wait for")
+            _edge(s, "wait", info[3], e.pipe, e.op)
+            st[1] = False
         elif e.op == "enque":
             if st[0] != _ALLOCATED:
                 raise ValueError(f"enque: queue {q} slot {slot} is not allocated")
@@ -245,7 +250,7 @@ HANDLERS: dict[str, Any] = {
     "pipe_barrier": _barrier,
     "sync_all": _sync_all,
     **{op: _framework for op in ("init_buffer", "alloc_tensor", "enque", "deque",
-                                 "free_tensor")},
+                                 "free_tensor", "pool_reset")},
 }
 REPLAYABLE_OPS = frozenset(HANDLERS)
 

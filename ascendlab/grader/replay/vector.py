@@ -9,6 +9,7 @@ from typing import Any
 
 from ...runtime import vector as _vec
 from ...runtime import vector_cast as _cast
+from ...runtime import vector_cmpscalar as _cmpscalar
 from ...runtime import vector_cmpsel as _cmpsel
 from ...runtime import vector_reduce as _red
 from ...runtime.core import CoreState
@@ -218,6 +219,16 @@ def _compare_op(rp: Replayer, c: CoreState, e: Event) -> None:
     _trampoline(e.file, e.line, False)(_cmpsel.compare, (dst, s0, s1, mode) + rest, {})
 
 
+def _compare_scalar_op(rp: Replayer, c: CoreState, e: Event) -> None:
+    args = dict(e.args)
+    dst = rp.local(c, e.writes[0], "uint8")
+    s0 = rp.local(c, e.reads[0], e.dtype)
+    head = (dst, s0, args["scalar"], CMPMODE[args["cmp_mode"]])
+    rest: tuple = ((args["count"],) if "count" in args else
+                   (args["mask"], args["repeat_times"], UnaryRepeatParams(*args["params"])))
+    _trampoline(e.file, e.line, False)(_cmpscalar.compare_scalar, head + rest, {})
+
+
 def _select_op(rp: Replayer, c: CoreState, e: Event) -> None:
     def run(args: dict) -> None:
         dt = e.dtype
@@ -252,6 +263,7 @@ VECTOR_HANDLERS: dict[str, Any] = {
     "whole_reduce_sum": _whole_reduce_op, "whole_reduce_max": _whole_reduce_op,
     "whole_reduce_min": _whole_reduce_op,
     "compare": _compare_op,
+    "compare_scalar": _compare_scalar_op,
     "select": _select_op,
 }
 
