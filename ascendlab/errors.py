@@ -121,6 +121,12 @@ class SyncError(AscendlabError, RuntimeError):
     """Pipe synchronisation the hardware cannot execute (bad event ids, a PIPE_S barrier)."""
 
 
+class DeadlockError(RuntimeValueError, SyncError):
+    """Cores wait for each other and none can go on (a cross_core_wait_flag whose set no core
+    will issue): the chip would hang. Whether it happens depends on what the cores do at run
+    time, so a compile-only launch skips the waiting statement."""
+
+
 class SanitizerError(AscendlabError, RuntimeError):
     """The sanitizer found a memcheck/initcheck/racecheck/synccheck problem in a strict launch
     (the message is the first finding; ascendlab.last_run().findings has them all)."""

@@ -48,7 +48,7 @@ from ..runtime.enums import CubeFormat, TPosition
 from ..runtime.structs import TCubeTiling
 from ..runtime.tensor import GlobalTensor
 from . import tiling as host_tiling
-from .matmul_batch import iterate_batch as _iterate_batch
+from .matmul_batch import iterate_batch
 from .matmul_engine import Engine, Job, Loop, engine_for
 from .matmul_writeback import as_global, where
 
@@ -226,12 +226,27 @@ class Matmul:
     def set_hf32(self, *args: Any, **kwargs: Any) -> None:
         raise NotImplementedError("Matmul.set_hf32 is not emulated (fp32 runs in full float32)")
 
+    def set_self_define_data(self, data_ptr: Any) -> Any:
+        """Data for the user's Matmul callback functions (Ascend C SetSelfDefineData), kept on
+        the object. No effect on the emulated numbers: the emulator runs no user callbacks (a
+        Matmul with MatmulCallBackFunc is not emulated)."""
+        self.self_define_data = data_ptr
+        return data_ptr
+
+    def set_user_def_info(self, tiling_ptr: Any) -> Any:
+        """The user's tiling pointer for the callback functions (Ascend C SetUserDefInfo), kept
+        on the object; no effect on the emulated numbers, as set_self_define_data."""
+        self.user_def_info = tiling_ptr
+        return tiling_ptr
+
     # ---- compute -------------------------------------------------------------------------
     def iterate_all(self, c: Any, en_atomic: Any = 0, sync: Any = True,
                     en_wait_sync: Any = True, fake_msg: Any = False) -> None:
         """Compute this core's whole block into `c` (GM, or a UB tensor through the
         workspace)."""
-        frame = _getframe(1)
+        self._iterate_all(c, en_atomic, sync, _getframe(1))
+
+    def _iterate_all(self, c: Any, en_atomic: Any, sync: Any, frame: Any) -> None:
         job = self._job("iterate_all", sync, frame)
         job.request(frame)
         last = job.blocks - 1
@@ -240,6 +255,22 @@ class Matmul:
             job.write(c, count, bool(int(en_atomic)), False, frame, whole=True,
                       notify=count == last)
         self.loop = None
+
+    def iterate_batch(self, *args: Any, **kwargs: Any) -> None:
+        """This core's block of every matrix of a batch (NORMAL layout; matmul_batch.py)."""
+        iterate_batch(self, _getframe(1), args, kwargs)
+
+    def wait_iterate_batch(self) -> None:
+        """Wait for an asynchronous iterate_batch: none can be pending (sync=False raises)."""
+
+    def set_batch_num(self, batch_a: Any, batch_b: Any) -> None:
+        """The batch counts of A and B for the iterate_batch form that takes none."""
+        self.batch_num = (int(batch_a), int(batch_b))
+
+    def set_sparse_index(self, index_global: Any) -> None:
+        """The index matrix of a sparse B (Ascend C SetSparseIndex): kept; a sparse Matmul is
+        not emulated, so computing after it raises NotImplementedError."""
+        self.sparse_index = as_global(index_global, "Matmul.set_sparse_index")
 
     def iterate(self, en_partial_sum: Any = False, sync: Any = True) -> Loop:
         """`with mm.iterate() as count:` loops over the base blocks (M fastest for
@@ -269,8 +300,6 @@ class Matmul:
         loop.job.write(dst, loop.current, bool(int(en_atomic)), bool(en_sequential_write), frame)
         loop.fetched = True
 
-    iterate_batch = _iterate_batch  # batched products, NORMAL layout (matmul_batch.py)
-
     def end(self) -> None:
         """Release the Matmul (pyasc: required before another Matmul object computes)."""
         self.ended = True
@@ -288,6 +317,9 @@ class Matmul:
         if self.use_bias and self.bias_gm is None:
             raise LaunchError(f"Matmul.{op}: the tiling has is_bias=1 but no set_bias(...) "
                               f"{where(frame)}")
+        if getattr(self, "sparse_index", None) is not None:
+            raise NotImplementedError(f"Matmul.{op}: a sparse Matmul (set_sparse_index) is not "
+                                      f"emulated {where(frame)}")
         if self.ended:
             self.ended = False  # pyasc allows computing again after end()
         return Job(self, frame)

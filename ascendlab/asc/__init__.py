@@ -115,11 +115,6 @@ from ..runtime.vector_rows import (
     repeat_reduce_sum,
 )
 
-# py-batch: the batched Matmul's operand layouts (Matmul.iterate_batch)
-# isort: off
-from ..adv.matmul_batch import LayoutMode
-# isort: on
-
 # py-common: atomics, scalar-unit arithmetic and registers, cache/profiling hints
 # isort: off
 from ..runtime.block_sync import ib_set, ib_wait, notify_next_block, wait_pre_block
@@ -195,6 +190,15 @@ from ..runtime.vector_cmpscalar import compare_scalar
 # isort: split
 # py-move: data movement, gather and sort (vector_copy, vector_transpose, vector_gather,
 # vector_sort, vector_proposal, aipp)
+# py-adv: cross-core flags of hand-written MIX kernels; the Matmul config enums
+from ..adv.host_platform import ScheduleType
+from ..adv.matmul_enums import (
+    BatchMode,
+    BatchOutMode,
+    IterateMode,
+    LayoutMode,
+    MatmulConfigMode,
+)
 from ..runtime.aipp import (
     AippChannelPaddingParams,
     AippColorSpaceConvParams,
@@ -208,6 +212,7 @@ from ..runtime.aipp import (
     load_image_to_local,
     set_aipp_functions,
 )
+from ..runtime.cross_core import cross_core_set_flag, cross_core_wait_flag
 from ..runtime.vector_copy import copy
 from ..runtime.vector_gather import (
     GatherMaskMode,

@@ -8,9 +8,11 @@ chips -> dtypes, enums, params -> trace -> core -> memory -> tensor -> queue -> 
 # makes the registry complete as soon as anything of the runtime (trace.py included) is imported,
 # so the cost of a trace never depends on which other modules a process happened to import.
 from . import (
+    adv_ops,
     aipp,
     atomic,
     block_sync,
+    cross_core,
     cube,
     cube_fixpipe,
     dma,
@@ -36,8 +38,8 @@ from . import (
     vector_transpose,
 )
 
-__all__ = ["aipp", "atomic", "block_sync", "cube", "cube_fixpipe", "dma", "hints", "queue",
-           "registers", "scalar_ops", "sync", "sysvar", "tbufpool", "tensor", "tpipe",
-           "vector", "vector_cast", "vector_cmpscalar", "vector_cmpsel", "vector_copy",
-           "vector_gather", "vector_proposal", "vector_reduce", "vector_rows",
+__all__ = ["adv_ops", "aipp", "atomic", "block_sync", "cross_core", "cube", "cube_fixpipe",
+           "dma", "hints", "queue", "registers", "scalar_ops", "sync", "sysvar", "tbufpool",
+           "tensor", "tpipe", "vector", "vector_cast", "vector_cmpscalar", "vector_cmpsel",
+           "vector_copy", "vector_gather", "vector_proposal", "vector_reduce", "vector_rows",
            "vector_sort", "vector_transpose"]

@@ -48,6 +48,10 @@ CUBE_NAMES = frozenset({"mmad", "load_data", "fixpipe", "load_data_with_transpos
                         "C1", "A2", "B2", "CO1"})
 # ... and a Matmul object makes it MIX_AIC_1_2 (vector cores drive the cube cores' Matmul)
 MATMUL_NAMES = frozenset({"Matmul", "register_matmul"})
+# A hand-written MIX kernel: code for each side under ascend_is_aic() / ascend_is_aiv(), the
+# sides synchronised by cross-core flags; every AIC and AIV core of the groups runs the body
+HANDWRITTEN_MIX_NAMES = frozenset({"ascend_is_aic", "ascend_is_aiv", "cross_core_set_flag",
+                                   "cross_core_wait_flag"})
 MAX_BLOCKS = 65535  # ADK SIMD-BuiltIn关键字: numBlocks in [1, 65535]
 
 
@@ -245,6 +249,12 @@ def _kernel_kind(kernel: JITFunction, opts: dict) -> str:
         return "aic"
     if names & MATMUL_NAMES:
         return _mix(kernel, names)  # pyasc builds MIX_AIC_1_2 for a Matmul kernel
+    flags = names & {"cross_core_set_flag", "cross_core_wait_flag"}
+    if names & HANDWRITTEN_MIX_NAMES and (names & CUBE_NAMES or
+                                          ("ascend_is_aic" in names and flags)):
+        # code for both sides (cube instructions, or AIC code synchronised by cross-core
+        # flags): a hand-written MIX kernel
+        return _mix(kernel, names)
     if names & CUBE_NAMES:
         # pyasc builds MIX_AIC_1_2 here too; hand-written cube code runs on the cube cores
         # (its vector side, if any, is not emulated and vector instructions there raise)
@@ -253,12 +263,16 @@ def _kernel_kind(kernel: JITFunction, opts: dict) -> str:
 
 
 def _mix(kernel: JITFunction, names: frozenset[str]) -> str:
-    if "ascend_is_aic" in names:
+    """"mix" (Matmul: the body on the AIVs, the Matmul server on the AICs) or "mix-hand"
+    (hand-written: the body on every AIC and AIV, see HANDWRITTEN_MIX_NAMES)."""
+    if not names & HANDWRITTEN_MIX_NAMES:
+        return "mix"
+    if names & MATMUL_NAMES and "ascend_is_aic" in names:
         raise NotImplementedError(
-            f"{kernel.__name__}: a MIX kernel with code under asc.ascend_is_aic() is not "
-            "emulated: on the cube side ascendlab runs only the Matmul server. Launch it with "
-            "matmul_cube_only=True (cube-only) or move that code out")
-    return "mix"
+            f"{kernel.__name__}: a MIX kernel with both asc.adv.Matmul and code under "
+            "asc.ascend_is_aic() is not emulated (the Matmul server owns the cube side). Launch "
+            "it with matmul_cube_only=True (cube-only) or move that code out")
+    return "mix" if names & MATMUL_NAMES else "mix-hand"
 
 
 def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, opts: dict,
@@ -274,6 +288,8 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
                           "@asc.jit helpers directly inside the kernel")
     chip = get_chip(run_opts.chip)
     kind = _kernel_kind(kernel, opts)
+    handwritten = kind == "mix-hand"  # every AIC runs the body too: cores 2 * block_num + g
+    kind = "mix" if handwritten else kind
     body = kernel._callable()
     values, allocs, scalars = _convert_args(kernel, args, kwargs)
     launch = LaunchState(chip, block_num, run_opts.strict, run_opts.auto_sync, kind)
@@ -283,9 +299,11 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
     launch.allocs = allocs
     # pyasc forces insert_sync on for kernels using LocalTensorAuto
     launch.insert_sync = bool(opts.get("insert_sync")) or "LocalTensorAuto" in kernel.names_used()
-    n_cores = 2 * block_num if kind == "mix" else block_num
-    needs_barrier = "sync_all" in kernel.names_used()
+    n_cores = (3 if handwritten else 2) * block_num if kind == "mix" else block_num
+    needs_barrier = bool({"sync_all", "cross_core_wait_flag"} & kernel.names_used())
     launch.scheduler = Lockstep(n_cores) if needs_barrier else Sequential()
+    if handwritten and needs_barrier:  # sync_all holds the vector cores only (is_aiv_only)
+        launch.scheduler.members = set(range(2 * block_num))
     run = Run(kernel=kernel.__name__, chip=chip, block_num=block_num, core_kind=kind,
               trace=launch.trace,
               gm={n: GMArg(n, a.base, a.nbytes, a.dtype.name, a.shape) for n, a in allocs.items()},
@@ -299,7 +317,8 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
     structs = [k for k, v in enumerate(values) if isinstance(v, Struct)]
 
     def one_core(idx: int) -> None:
-        state = CoreState(idx, launch)
+        state = (launch.cube_core(idx - 2 * block_num) if idx >= 2 * block_num
+                 else CoreState(idx, launch))
         vals = values
         if structs:  # each core gets its own copy (pyasc copies the struct one way)
             vals = list(values)

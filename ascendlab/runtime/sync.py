@@ -124,10 +124,13 @@ _SYNC_ALL = Sync("sync_all", "ALL", "ALL", ("sync_all",), False)
 
 
 def get_block_idx() -> int:
-    """This core's index in [0, block_num)."""
+    """This core's index in [0, block_num); in a MIX kernel an AIV's is in [0, 2 * block_num)
+    and an AIC's is its group, in [0, block_num)."""
     c = _core.current
     if c is None:
-        return _core.core().idx
+        c = _core.core()
+    if c.kind == "aic" and c.launch.core_kind == "mix":
+        return c.idx - 2 * c.launch.block_num
     return c.idx
 
 

@@ -1,244 +1,110 @@
-"""asc.adv.Matmul.iterate_batch (NORMAL layout) on the emulator: batched products against
-numpy (equal batches, broadcast A or B, a matrix stride, fp32, atomic add), cube-only and MIX
-launches, the traced cube pipeline per product, asc.LayoutMode, and the refusals."""
+"""Matmul.iterate_batch (ascendlab/adv/matmul_batch.py): every core's block of each matrix of a
+batch, with A or B broadcast over the batch and a custom C stride, against numpy; and the
+layouts and forms that are not emulated."""
 
 from __future__ import annotations
-
-from collections import Counter
 
 import numpy as np
 import pytest
 
 import ascendlab.asc as asc
-import ascendlab.asc.lib.host as host
-from ascendlab.adv.matmul_batch import LayoutMode
-from ascendlab.analysis.sanitizer import sanitize
-from ascendlab.errors import LaunchError, OutOfBoundsError
 
-from .matmul_kernels import host_tiling
-
-
-def _batched(a, b, c, off_a: int, off_b: int, off_c: int, layout: int):
-    """GM tensors at the given element offsets and a Matmul whose operands have `layout`."""
-    ga = asc.GlobalTensor()
-    gb = asc.GlobalTensor()
-    gc = asc.GlobalTensor()
-    ga.set_global_buffer(a + off_a)
-    gb.set_global_buffer(b + off_b)
-    gc.set_global_buffer(c + off_c)
-    mm = asc.adv.Matmul(
-        a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ga.dtype, False, layout),
-        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gb.dtype, False, layout),
-        c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gc.dtype, False, layout))
-    return mm, ga, gb, gc
+from .matmul_kernels import block_offsets, host_tiling
 
 
 @asc.jit(matmul_cube_only=True)
-def bmm_cube_only(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress,
-                  tiling: asc.adv.TCubeTiling, batch_a: int, batch_b: int, stride_a: int,
-                  atomic: int, layout: asc.ConstExpr[int]):
+def mm_batch(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress,
+             tiling: asc.adv.TCubeTiling, batch_a: int, batch_b: int, stride_c: int,
+             layout: asc.ConstExpr[int], sync: asc.ConstExpr[bool]):
     if asc.ascend_is_aic():
-        mm, ga, gb, gc = _batched(a, b, c, 0, 0, 0, layout)
+        off_a, off_b, off_c, _, rows, cols = block_offsets(tiling)
+        ga = asc.GlobalTensor()
+        gb = asc.GlobalTensor()
+        gc = asc.GlobalTensor()
+        ga.set_global_buffer(a + off_a)
+        gb.set_global_buffer(b + off_b)
+        gc.set_global_buffer(c + off_c)
         pipe = asc.TPipe()
+        lay = asc.LayoutMode(layout)
+        mm = asc.adv.Matmul(
+            a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ga.dtype, False, lay),
+            b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gb.dtype, False, lay),
+            c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gc.dtype, False, lay))
+        asc.adv.register_matmul(pipe, mm, tiling)
+        if asc.get_block_idx() < tiling.used_core_num:
+            mm.set_tensor_a(ga)
+            mm.set_tensor_b(gb)
+            mm.set_tail(rows, cols, tiling.k_a)
+            mm.iterate_batch(gc, batch_a, batch_b, False, 0, 0, stride_c, sync=sync)
+            mm.end()
+
+
+@pytest.mark.parametrize("batch_a, batch_b, gap", [(2, 2, 0), (3, 1, 0), (1, 2, 64)])
+def test_iterate_batch_matches_numpy(batch_a, batch_b, gap):
+    m, k, n = 32, 48, 64
+    batch = max(batch_a, batch_b)
+    rng = np.random.default_rng(batch_a * 10 + batch_b)
+    a = rng.integers(-4, 5, (batch_a, m, k)).astype(np.float16)
+    b = rng.integers(-4, 5, (batch_b, k, n)).astype(np.float16)
+    stride_c = m * n + gap  # elements between C's matrices (0 would be m * n)
+    c = np.zeros(batch * stride_c, np.float32)
+    tiling = host_tiling(m, n, k, 2)
+    run = mm_batch[int(tiling.used_core_num)](a, b, c, tiling, batch_a, batch_b, stride_c,
+                                               int(asc.LayoutMode.NORMAL), True)
+    for i in range(batch):
+        want = (a[i // (batch // batch_a)].astype(np.float32)
+                @ b[i // (batch // batch_b)].astype(np.float32))
+        np.testing.assert_array_equal(c[i * stride_c:i * stride_c + m * n].reshape(m, n), want)
+        assert not c[i * stride_c + m * n:(i + 1) * stride_c].any()  # the gap stays untouched
+    assert len(run.events(op="fixpipe")) >= batch  # every matrix is written back
+
+
+def test_layouts_and_forms_not_emulated():
+    m, k, n = 32, 32, 32
+    a = np.zeros((2, m, k), np.float16)
+    b = np.zeros((2, k, n), np.float16)
+    c = np.zeros((2, m, n), np.float32)
+    tiling = host_tiling(m, n, k, 1)
+    with pytest.raises(NotImplementedError, match="layout .*BSNGD"):
+        mm_batch[1](a, b, c, tiling, 2, 2, 0, int(asc.LayoutMode.BSNGD), True)
+    with pytest.raises(NotImplementedError, match="sync=False"):
+        mm_batch[1](a, b, c, tiling, 2, 2, 0, int(asc.LayoutMode.NORMAL), False)
+    with pytest.raises(ValueError, match="batch_a=2 and batch_b=3"):
+        mm_batch[1](a, b, c, tiling, 2, 3, 0, int(asc.LayoutMode.NORMAL), True)
+
+
+@asc.jit(matmul_cube_only=True)
+def mm_batch_num(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress,
+                 tiling: asc.adv.TCubeTiling, sparse: asc.ConstExpr[bool]):
+    """The cube-only form: batch counts from set_batch_num; sparse: set_sparse_index first."""
+    if asc.ascend_is_aic():
+        ga = asc.GlobalTensor()
+        gb = asc.GlobalTensor()
+        gc = asc.GlobalTensor()
+        ga.set_global_buffer(a)
+        gb.set_global_buffer(b)
+        gc.set_global_buffer(c)
+        pipe = asc.TPipe()
+        nd, lay = asc.CubeFormat.ND, asc.LayoutMode.NORMAL
+        mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, nd, ga.dtype, False, lay),
+                            b=asc.adv.MatmulType(asc.TPosition.GM, nd, gb.dtype, False, lay),
+                            c=asc.adv.MatmulType(asc.TPosition.GM, nd, gc.dtype, False, lay))
         asc.adv.register_matmul(pipe, mm, tiling)
         mm.set_tensor_a(ga)
         mm.set_tensor_b(gb)
-        mm.iterate_batch(gc, batch_a, batch_b, False, stride_a, en_atomic=atomic)
-        mm.end()
-        asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+        mm.set_batch_num(2, 1)
+        if sparse:
+            mm.set_sparse_index(gb)
+        mm.iterate_batch(gc, en_partial_sum=False, en_atomic=0, en_sequential_write=False)
 
 
-@asc.jit
-def bmm_mix(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress,
-            tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress, batch: int):
-    """MIX: vector core v computes its own batch of products (A, B, C v-th slices)."""
-    v = asc.get_block_idx() * batch
-    mm, ga, gb, gc = _batched(a, b, c, v * tiling.m * tiling.k_a, v * tiling.k_b * tiling.n,
-                              v * tiling.m * tiling.n, asc.LayoutMode.NORMAL)
-    pipe = asc.TPipe()
-    asc.adv.register_matmul(pipe, workspace, mm, tiling)
-    mm.set_tensor_a(ga)
-    mm.set_tensor_b(gb)
-    mm.iterate_batch(gc, batch, batch, False)
-    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
-
-
-@asc.jit
-def bmm_split(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress,
-              tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress, batch: int):
-    """MIX, the tiling's m x n split over the vector cores: each computes its block of every
-    product (its tensors point at the block in batch 0)."""
-    idx = asc.get_block_idx()
-    m_blocks = tiling.m.ceildiv(tiling.single_core_m)
-    m0 = idx % m_blocks * tiling.single_core_m
-    n0 = idx // m_blocks * tiling.single_core_n
-    mm, ga, gb, gc = _batched(a, b, c, m0 * tiling.k_a, n0, m0 * tiling.n + n0,
-                              asc.LayoutMode.NORMAL)
-    pipe = asc.TPipe()
-    asc.adv.register_matmul(pipe, workspace, mm, tiling)
-    if idx < tiling.used_core_num:
-        mm.set_tensor_a(ga)
-        mm.set_tensor_b(gb)
-        mm.iterate_batch(gc, batch, batch, False)
-    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
-
-
-def _ints(shape, dtype, seed):
-    """Integer-valued operands: exact in fp16 and in the float32 accumulation."""
-    return np.random.default_rng(seed).integers(-5, 5, shape).astype(dtype)
-
-
-def reference(a, b, batch_a, batch_b):
-    """C[i] = A[i // (batch // batch_a)] @ B[i // (batch // batch_b)] (Ascend C's NORMAL
-    broadcast), in float32."""
-    batch = max(batch_a, batch_b)
-    return np.stack([a[i // (batch // batch_a)].astype(np.float32)
-                     @ b[i // (batch // batch_b)].astype(np.float32) for i in range(batch)])
-
-
-def run_cube_only(m, k, n, batch_a, batch_b, dtype="float16", gap=0, atomic=0, c0=None,
-                  layout=LayoutMode.NORMAL):
-    """Launch bmm_cube_only on one core; gap elements between A's matrices."""
-    a = _ints((batch_a, m * k + gap), dtype, 1)
-    b = _ints((batch_b, k, n), dtype, 2)
-    c = np.zeros((max(batch_a, batch_b), m, n), np.float32) if c0 is None else c0.copy()
-    tiling = host_tiling(m, n, k, dim=1, ab="DT_FLOAT16" if dtype == "float16" else "DT_FLOAT")
-    run = bmm_cube_only[1](a, b, c, tiling, batch_a, batch_b, m * k + gap if gap else 0,
-                           atomic, int(layout))
-    a3 = a[:, :m * k].reshape(batch_a, m, k)
-    return run, c, reference(a3, b, batch_a, batch_b), tiling
-
-
-@pytest.mark.parametrize("m,k,n,batch_a,batch_b", [
-    (64, 64, 64, 2, 2), (32, 48, 40, 3, 3), (33, 17, 129, 2, 2),
-    (32, 32, 32, 1, 2), (32, 32, 32, 4, 2)])
-def test_normal_layout_against_numpy(m, k, n, batch_a, batch_b):
-    run, c, ref, tiling = run_cube_only(m, k, n, batch_a, batch_b)
-    np.testing.assert_array_equal(c, ref)
-    assert not sanitize(run)
-    assert not run.cost.deadlocked
-    assert 0 < run.bound_cycles <= run.cycles <= run.cost.serial_cycles
-    # every product through the traced cube pipeline: a fixpipe per base block per product
-    blocks = -(-m // tiling.base_m) * -(-n // tiling.base_n)
-    ops = Counter(e.op for e in run.trace)
-    assert ops["fixpipe"] == max(batch_a, batch_b) * blocks
-    assert ops["mmad"] >= max(batch_a, batch_b) * blocks
-    assert {e.pipe for e in run.trace if e.op == "mmad"} == {"M"}
-
-
-def test_batch_matmul_tiling_for_normal():
-    """The tiling from asc.lib.host.BatchMatmulTiling with set_batch_info_for_normal (Ascend
-    C's host side of a NORMAL batch): one core, single shape = org shape."""
-    m, k, n, batch_a, batch_b = 48, 64, 32, 2, 4
-    t = host.BatchMatmulTiling(host.get_ascendc_platform())
-    for setter in (t.set_a_type, t.set_b_type):
-        setter(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
-    t.set_c_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT)
-    t.set_shape(m, n, k)
-    t.set_org_shape(m, n, k)
-    t.set_batch_info_for_normal(batch_a, batch_b, m, n, k)
-    t.set_buffer_space(-1, -1, -1)
-    tiling = asc.adv.TCubeTiling()
-    assert t.get_tiling(tiling) == 0 and tiling.used_core_num == 1
-    a = _ints((batch_a, m, k), "float16", 8)
-    b = _ints((batch_b, k, n), "float16", 9)
-    c = np.zeros((batch_b, m, n), np.float32)
-    run = bmm_cube_only[1](a, b, c, tiling, batch_a, batch_b, 0, 0, int(LayoutMode.NORMAL))
-    np.testing.assert_array_equal(c, reference(a, b, batch_a, batch_b))
-    assert not sanitize(run)
-
-
-@pytest.mark.parametrize("batch_a,batch_b", [(2, 2), (1, 4)])
-def test_gm_bytes_loaded_per_product(batch_a, batch_b):
-    """The trace's GM -> L1 loads: every product's A and B once (they fit L1), so a broadcast
-    operand is read once per product (Ascend C reads it once per call: a documented
-    departure)."""
-    m = k = n = 64
-    run, _, _, _ = run_cube_only(m, k, n, batch_a, batch_b)
-    gm = sum(a.nbytes * a.count for e in run.trace if e.op == "data_copy" and e.pipe == "MTE2"
-             for a in e.reads if a.space == "GM")
-    assert gm == max(batch_a, batch_b) * (m * k + k * n) * 2
-
-
-def test_fp32_and_matrix_stride():
-    """float32 operands, and A's matrices 8 elements apart more than their size."""
-    run, c, ref, _ = run_cube_only(16, 24, 32, 3, 3, dtype="float32", gap=8)
-    np.testing.assert_array_equal(c, ref)
-    assert not sanitize(run)
-
-
-def test_atomic_add_accumulates_into_c():
-    c0 = _ints((2, 32, 32), np.float32, 3)
-    _, c, ref, _ = run_cube_only(32, 32, 32, 2, 2, atomic=1, c0=c0)
-    np.testing.assert_array_equal(c, c0 + ref)
-
-
-def test_mix_two_vector_cores_each_a_batch():
-    m = k = n = 32
-    batch = 2
-    a = _ints((2 * batch, m, k), "float16", 4)
-    b = _ints((2 * batch, k, n), "float16", 5)
-    c = np.zeros((2 * batch, m, n), np.float32)
-    ws = np.zeros(1 << 20, np.uint8)
-    tiling = host_tiling(m, n, k, dim=1)
-    run = bmm_mix[1](a, b, c, tiling, ws, batch)
-    np.testing.assert_array_equal(c, reference(a, b, 2 * batch, 2 * batch))
-    assert run.core_kind == "mix"
-    ops = Counter(e.op for e in run.trace)
-    assert ops["mm_request"] == ops["mm_done"] == 2  # one request per call per vector core
-    assert not sanitize(run)
-    assert not run.cost.deadlocked
-
-
-def test_shape_split_over_cores_each_block_of_every_product():
-    """pyasc's generalization test's pattern: m x n split over 4 cores; per product the
-    matrices keep the org shape and each core writes its block of every C[i]."""
-    m, k, n, batch = 64, 48, 64, 3
-    a = _ints((batch, m, k), "float16", 6)
-    b = _ints((batch, k, n), "float16", 7)
-    c = np.zeros((batch, m, n), np.float32)
-    ws = np.zeros(1 << 20, np.uint8)
-    tiling = host_tiling(m, n, k, dim=4)
-    assert tiling.used_core_num == 4 and tiling.single_core_m * tiling.single_core_n < m * n
-    run = bmm_split[2](a, b, c, tiling, ws, batch)
-    np.testing.assert_array_equal(c, reference(a, b, batch, batch))
-    assert not sanitize(run)
-    assert not run.cost.deadlocked
-
-
-def test_layout_mode_is_pyasc_enum():
-    assert asc.LayoutMode is LayoutMode
-    assert {x.name: x.value for x in asc.LayoutMode} == {
-        "NONE": 0, "NORMAL": 1, "BSNGD": 2, "SBNGD": 3, "BNGS1S2": 4}
-
-
-@pytest.mark.parametrize("layout", [LayoutMode.BSNGD, LayoutMode.SBNGD, LayoutMode.BNGS1S2])
-def test_other_layouts_refused_by_name(layout):
-    with pytest.raises(NotImplementedError, match=f"layout {layout.name}.*emulated: NORMAL"):
-        run_cube_only(32, 32, 32, 2, 2, layout=layout)
-
-
-def test_layout_none_is_an_error():
-    with pytest.raises(LaunchError, match="layout NONE"):
-        run_cube_only(32, 32, 32, 2, 2, layout=LayoutMode.NONE)
-
-
-def test_batches_not_multiples_is_an_error():
-    with pytest.raises(ValueError, match="batch_a = 3 and batch_b = 2"):
-        run_cube_only(32, 32, 32, 3, 2)
-
-
-def test_atomic_max_refused():
-    with pytest.raises(NotImplementedError, match="en_atomic=2"):
-        run_cube_only(32, 32, 32, 2, 2, atomic=2)
-
-
-def test_operand_past_its_argument_is_caught():
-    """batch_b = 2 on a single B matrix: the second product reads past B's argument."""
-    m = k = n = 32
-    a = _ints((2, m, k), "float16", 1)
-    b = _ints((1, k, n), "float16", 2)
+def test_the_cube_only_form_takes_set_batch_num():
+    m, k, n = 32, 32, 32
+    rng = np.random.default_rng(3)
+    a = rng.integers(-4, 5, (2, m, k)).astype(np.float16)
+    b = rng.integers(-4, 5, (k, n)).astype(np.float16)
     c = np.zeros((2, m, n), np.float32)
-    tiling = host_tiling(m, n, k, dim=1)
-    with pytest.raises(OutOfBoundsError, match=r"Matmul \(B\).*overrun"):
-        bmm_cube_only[1](a, b, c, tiling, 2, 2, 0, 0, int(LayoutMode.NORMAL))
+    mm_batch_num[1](a, b, c, host_tiling(m, n, k, 1), False)
+    np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+    with pytest.raises(NotImplementedError, match="sparse Matmul"):
+        mm_batch_num[1](a, b, c, host_tiling(m, n, k, 1), True)
