@@ -158,6 +158,18 @@ def data_copy(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
                                   "emulated: count, DataCopyParams, Nd2NzParams")
 
 
+def _site(memo: dict, frame: Any) -> tuple[str, int]:
+    """(file, line) of the call in `frame`, cached in the core's memo by the code object's id
+    and the bytecode offset (the entry holds the code object, so the id stays unique): CPython
+    computes f_lineno by scanning the line table, which takes microseconds in a long kernel."""
+    code = frame.f_code
+    key = (id(code), frame.f_lasti)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = (code.co_filename, frame.f_lineno, code)
+    return got[0], got[1]
+
+
 def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
     c = _core.current or _core.core()
     dt = dst.dtype
@@ -190,10 +202,10 @@ def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
             writes = memo.get(key)
             if writes is None:
                 writes = memo[key] = (access(space, a, nbytes, dst.name),)
+            file, line = _site(memo, frame)
             c.append(event(c.idx, "MTE2", "data_copy",
                            (access("GM", g.base + off, nbytes, g.name),), writes,
-                           nbytes // isz, dt.name, 1, frame.f_code.co_filename, frame.f_lineno,
-                           None, args))
+                           nbytes // isz, dt.name, 1, file, line, None, args))
             return
     elif type(dst) is GlobalTensor and type(src) is LocalTensor:
         g, off, a = dst.alloc, dst.offset, src.addr
@@ -210,10 +222,10 @@ def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
             reads = memo.get(key)
             if reads is None:
                 reads = memo[key] = (access("UB", a, nbytes, src.name),)
+            file, line = _site(memo, frame)
             c.append(event(c.idx, "MTE3", "data_copy", reads,
                            (access("GM", g.base + off, nbytes, g.name),),
-                           nbytes // isz, dt.name, 1, frame.f_code.co_filename, frame.f_lineno,
-                           None, args))
+                           nbytes // isz, dt.name, 1, file, line, None, args))
             return
     ds, dbuf, di, daddr, dname = _operand(c, dst, nbytes, "data_copy", "dst", frame, True)
     ss, sbuf, si, saddr, sname = _operand(c, src, nbytes, "data_copy", "src", frame)
