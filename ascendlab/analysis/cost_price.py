@@ -110,35 +110,36 @@ class _Pricer:
                     continue
                 placed.add(key)  # (only events priced by place get past the checks below)
             # A GM transfer whose local side (one shared Access tuple) was seen before: the hot
-            # path of read_gm / write_gm, inline
-            sh = gm_in.get(id(e.writes))
-            if sh is not None and e.sync is None and sh[0] is e.op and sh[1] is e.pipe \
-                    and sh[2] == e.repeats and e.reads and e.reads[0].space == "GM":
-                if not in_order and times[key] > 1:
-                    raise _Repeated(e.op)
-                a = e.reads[0]
-                route, dst, moved, row_of[key] = sh[3]
-                bytes_moved[route] += moved
-                before = core_read.get(e.core, 0)
-                core_read[e.core] = before + moved
-                gm_reads.append((i, (a.addr, a.nbytes, a.count, a.stride), moved, sh[2], dst,
-                                 a.addr % fa != 0 or a.count > 1 and a.stride % fa != 0,
-                                 before))
-                self.gm_read += moved
-                continue
-            sh = gm_out.get(id(e.reads))
-            if sh is not None and e.sync is None and sh[0] is e.op and sh[1] is e.pipe \
-                    and sh[2] == e.repeats and e.writes and e.writes[0].space == "GM" \
-                    and e.writes[0].nbytes * e.writes[0].count == sh[3][1]:
-                if not in_order and times[key] > 1:
-                    raise _Repeated(e.op)
-                a = e.writes[0]
-                route, moved, rows = sh[3]
-                bytes_moved[route] += moved
-                written.setdefault((a.addr, a.nbytes, a.count, a.stride), i)
-                self.gm_write += moved
-                row_of[key] = rows[a.addr % fa != 0 or a.count > 1 and a.stride % fa != 0]
-                continue
+            # path of read_gm / write_gm, inline (fields unpacked in trace.Event's order)
+            core, pname, op, reads, writes, _n, _dt, repeats, _f, _l, s, _a = e
+            if s is None and reads and writes:
+                sh = gm_in.get(id(writes))
+                if sh is not None and sh[0] is op and sh[1] is pname and sh[2] == repeats:
+                    space, addr, nbytes, _nm, blocks, stride = reads[0]
+                    if space == "GM":
+                        if not in_order and times[key] > 1:
+                            raise _Repeated(op)
+                        route, dst, moved, row_of[key] = sh[3]
+                        bytes_moved[route] += moved
+                        before = core_read.get(core, 0)
+                        core_read[core] = before + moved
+                        gm_reads.append((i, (addr, nbytes, blocks, stride), moved, repeats, dst,
+                                         addr % fa != 0 or blocks > 1 and stride % fa != 0,
+                                         before))
+                        self.gm_read += moved
+                        continue
+                sh = gm_out.get(id(reads))
+                if sh is not None and sh[0] is op and sh[1] is pname and sh[2] == repeats:
+                    space, addr, nbytes, _nm, blocks, stride = writes[0]
+                    route, moved, rows = sh[3]
+                    if space == "GM" and nbytes * blocks == moved:
+                        if not in_order and times[key] > 1:
+                            raise _Repeated(op)
+                        bytes_moved[route] += moved
+                        written.setdefault((addr, nbytes, blocks, stride), i)
+                        self.gm_write += moved
+                        row_of[key] = rows[addr % fa != 0 or blocks > 1 and stride % fa != 0]
+                        continue
             if in_order:
                 placed.discard(key)  # priced below; place() marks it again if it is placed
             self.event(i, e)

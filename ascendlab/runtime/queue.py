@@ -148,6 +148,16 @@ class TQueBind:
         t._bind(self.c, self.space, self.src, addr, self.slot_len // t.dtype.itemsize,
                 addr + self.slot_len, self, slot, self.names[slot])
 
+    def _own_slot(self, t: Any, op: str, frame: Any) -> int:
+        """The slot of `t`, a tensor this queue handed out, once the queue has buffers (the
+        checks of enque and free_tensor)."""
+        pipe = self.pipe
+        if pipe is None or pipe.gen != self.pipe_gen:
+            self._not_ready(op, frame)
+        if type(t) is not LocalTensor or t.owner is not self or t.slot < 0:
+            self._not_ours(t, op, frame)
+        return t.slot
+
     def _not_ours(self, t: Any, op: str, frame: Any) -> None:
         """Raise: `t` is not a tensor this queue handed out."""
         if type(t) is not LocalTensor or t.space is None:
@@ -228,12 +238,7 @@ class TQueBind:
     def enque(self, tensor: Any, src_user_pos: Any = None, dst_user_pos: Any = None) -> None:
         """Hand an allocated tensor to the consumer side (sets the producer->consumer flag)."""
         frame = _getframe(1)
-        pipe = self.pipe
-        if pipe is None or pipe.gen != self.pipe_gen:
-            self._not_ready("enque", frame)
-        if type(tensor) is not LocalTensor or tensor.owner is not self or tensor.slot < 0:
-            self._not_ours(tensor, "enque", frame)
-        slot = tensor.slot
+        slot = self._own_slot(tensor, "enque", frame)
         state = self.state
         if state[slot] != _ALLOCATED:
             raise QueueError(f"{self.describe()}.enque: slot {slot} is "
@@ -284,12 +289,7 @@ class TQueBind:
     def free_tensor(self, tensor: Any) -> None:
         """Return a tensor's slot (sets the consumer->producer flag the next alloc waits on)."""
         frame = _getframe(1)
-        pipe = self.pipe
-        if pipe is None or pipe.gen != self.pipe_gen:
-            self._not_ready("free_tensor", frame)
-        if type(tensor) is not LocalTensor or tensor.owner is not self or tensor.slot < 0:
-            self._not_ours(tensor, "free_tensor", frame)
-        slot = tensor.slot
+        slot = self._own_slot(tensor, "free_tensor", frame)
         st = self.state[slot]
         if st == _FREE or st == _ENQUEUED:
             why = "already free (double free)" if st == _FREE else "still enqueued: deque it first"
