@@ -106,7 +106,7 @@ class TQueBind:
         self.war_wait = [_new(Sync, ("wait", q, p, ("que", k, i), False))
                          for i in range(len(self.slots))]
 
-    def clear_events(self) -> None:
+    def _clear_events(self) -> None:
         """Forget the cached Events (init_buffer gives the queue new slots)."""
         self.ev_alloc.clear()
         self.ev_enque.clear()

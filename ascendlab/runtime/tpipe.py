@@ -106,7 +106,7 @@ class TPipe:
         target.pipe = self
         target.pipe_gen = self.gen
         target.protos.clear()
-        target.clear_events()
+        target._clear_events()
         emit(c, "S", "init_buffer", (), (), 0, "", 0, frame, None,
              (("queue", target.qid), ("space", space), ("addr", start), ("num", num),
               ("len", nbytes)))
