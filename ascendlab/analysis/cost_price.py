@@ -284,15 +284,6 @@ class _Pricer:
             self.row_of[id(e)] = self.dma_row(src, dst, moved, repeats, False, pk)
 
 
-def _dma_row(got: tuple[float, float, float], pk: int, dispatch: int, dst: str,
-             table: CostTable) -> tuple:
-    """The row of a DMA event from its dma_cost (occupancy, latency, port time)."""
-    o, lt, pt = got
-    # L1 -> L0 loads have no setup (their fixed cost is latency)
-    fx = o - pt if pt else 0.0 if dst in ("L0A", "L0B") else table.dma_setup
-    return (PLAIN, pk, o if pk == S_PIPE else dispatch, o, lt, fx, pt, -1)
-
-
 def _edge_cost(op: str, pname: str, s: Any, table: CostTable) -> tuple[int, float, float]:
     """(scheduler kind, pipe occupancy, scalar-unit cycles) of a sync or framework event."""
     if s is None:
