@@ -48,30 +48,21 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
+import numpy as np
+
 from ..runtime.chips import ChipSpec
-from ..runtime.trace import OPS, VECTOR_CLASSES, Event, op_info
-from .cost_memory import dma_cost, l2_hits
-from .cost_schedule import (
-    BARRIER,
-    BARRIER_ALL,
-    PIPE_IX,
-    PIPES,
-    PLAIN,
-    S_PIPE,
-    SET,
-    SYNC_ALL,
-    WAIT,
-    XWAIT,
-    schedule,
-    waves,
-)
+from ..runtime.trace import Event
+from .cost_memory import l2_hits
+from .cost_price import price
+from .cost_schedule import PIPES, schedule, waves
 
 MODEL_VERSION = "2.0"
 
 _GM_PIPES = frozenset({"MTE2", "MTE3", "FIX"})
-_CROSS = frozenset({"xset", "xwait"})
+_CORE = attrgetter("core")  # Event.core
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -160,9 +151,6 @@ class CostResult:
         return self.pipe_busy.get(pipe, 0) / self.cycles if self.cycles else 0.0
 
 
-_KIND = {"wait": WAIT, "set": SET, "sync_all": SYNC_ALL, "xset": SET, "xwait": XWAIT}
-
-
 def simulate(run: Any, table: CostTable = COST, warm_l2: bool = False) -> CostResult:
     """Schedule `run`'s trace on its chip (see the module docstring). warm_l2: the launch
     follows an identical one (see back_to_back)."""
@@ -189,7 +177,7 @@ def _cores(run: Any, chip: ChipSpec) -> tuple[int, int, int, int, int]:
     the cores the launch starts (its overhead grows with them)."""
     if run.core_kind == "mix":  # groups of 1 AIC + 2 AIV; HBM shared by the cores moving GM data
         groups = max(1, min(run.block_num, chip.aic_cores))
-        gm_cores = {e[0] for e in run.trace if e[1] in _GM_PIPES}
+        gm_cores = {e.core for e in run.trace if e.pipe in _GM_PIPES}
         active = max(1, min(len(gm_cores), 3 * groups))
         launched = groups if chip.layout == "coupled" else 3 * groups
         return groups, active, groups, min(2 * run.block_num, chip.aiv_cores), launched
@@ -202,13 +190,13 @@ def _by_core(trace: list[Event]) -> dict[int, list[int]]:
     """Each core's events in program order: runs of the trace (one run per core when cores ran
     one after the other; several when they met at sync_all)."""
     by_core: dict[int, list[int]] = {}
-    cores_of = [e[0] for e in trace]
     n = len(trace)
-    run_start = 0
-    for k in range(1, n + 1):
-        if k == n or cores_of[k] != cores_of[run_start]:
-            by_core.setdefault(cores_of[run_start], []).extend(range(run_start, k))
-            run_start = k
+    if not n:
+        return by_core
+    cores = np.fromiter(map(_CORE, trace), dtype=np.int64, count=n)
+    cuts = (np.flatnonzero(cores[1:] != cores[:-1]) + 1).tolist()
+    for a, b in zip([0, *cuts], [*cuts, n]):
+        by_core.setdefault(int(cores[a]), []).extend(range(a, b))
     return by_core
 
 
@@ -220,124 +208,19 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
     groups, active, cube_cores, vec_cores, launched = _cores(run, chip)
     # per-core port rates: sustained HBM and L2 shares (chips.ChipSpec.gm_rates)
     rd_rate, wr_rate, l2_rate = chip.gm_rates(active)
-    fast_align, slow_rate = chip.gm_fast_align, chip.gm_misaligned_rate
-    # (event, bytes key, moved, repeats, dst, misaligned, core's GM bytes read before it)
-    gm_reads: list[tuple] = []
-    core_read: dict[int, int] = {}
-    written: dict[tuple, int] = {}  # bytes key of a GM write -> its first event
-    vec_rate = dict(table.vector_repeat)
-    vec_epc = dict(table.vector_elements_per_cycle)
+    slow_rate = chip.gm_misaligned_rate
 
-    # ---- one pass: what each event costs where -------------------------------------------
-    kind = [PLAIN] * n
-    pipe = [0] * n
-    cost = [0.0] * n  # scalar-unit cycles: dispatch, or the S-pipe work itself
-    occ = [0.0] * n  # cycles the instruction occupies its pipe
-    lat = [0.0] * n  # cycles from leaving the pipe to the result being ready
-    fixed = [0.0] * n  # the setup part of occ (the profiler's fixed-cost vs throughput split)
-    port = [0.0] * n  # cycles it occupies its core's GM port (< 0: its L2 port, see GM reads)
-    bytes_moved: dict[tuple[str, str], int] = {}
-    gm_read = gm_write = flops = 0
-    vec_work = cube_work = 0.0
-    dma_cache: dict[tuple, tuple[float, float, float]] = {}
-    dispatch = table.dispatch
-    vsetup, vlat = table.vector_setup, table.vector_latency
-    # op -> its cost class, from the registry every op of a trace is in (trace.OPS)
-    klass_of = {name: info.cost_class for name, info in OPS.items()}
-    vec_memo: dict[str, Any] = {}  # op -> (cycles per repeat, flops per lane)
-    pipe_ix = PIPE_IX
-    # Sync and framework events: the runtime shares one Sync object per flag / queue slot, so
-    # memoise their (kind, occupancy, scalar cost, flag id, pipe) by the Sync's identity (or
-    # op and pipe name); a Sync object is always issued on the same pipe (a set on its src, a
-    # wait on its dst, a barrier on its pipe)
-    edge_memo: dict[Any, tuple[int, float, float, int, int]] = {}
-    flag_ids: dict[tuple, int] = {}  # (src, dst, key) -> small int: one FIFO per flag
-    cross: set[int] = set()  # flags between cores: one FIFO shared by all cores
-    fid = [-1] * n
-    i = -1
-    for core, pname, op, reads, writes, count, dt, repeats, _f, _l, s, args in trace:
-        i += 1
-        klass = klass_of.get(op) or op_info(op).cost_class  # op_info: unregistered -> error
-        if s is not None or klass == "framework":
-            memo_key = id(s) if s is not None else op + pname
-            got = edge_memo.get(memo_key)
-            if got is None:
-                k, o, c = _edge_cost(op, pname, s, table)
-                f = (flag_ids.setdefault(s[1:4], len(flag_ids)) if k in (WAIT, SET, XWAIT)
-                     else -1)
-                if s is not None and s[0] in _CROSS:
-                    cross.add(f)
-                got = edge_memo[memo_key] = (k, o, c, f, pipe_ix[pname])
-            kind[i], occ[i], cost[i], fid[i], pipe[i] = got
-            fixed[i] = occ[i]
-            continue
-        pk = pipe[i] = pipe_ix[pname]
-        if klass == "dma":
-            src = reads[0][0] if reads else "?"
-            if writes:
-                w = writes[0]
-                dst, moved = w[0], w[2] * w[4]
-            else:
-                dst, moved = "?", 0
-            route = (src, dst)
-            bytes_moved[route] = bytes_moved.get(route, 0) + moved
-            slow = False
-            if src == "GM":  # costed after this pass, once L2 reuse is known
-                a = reads[0]
-                slow = a[1] % fast_align != 0 or a[4] > 1 and a[5] % fast_align != 0
-                before = core_read.get(core, 0)
-                core_read[core] = before + moved
-                gm_reads.append((i, (a[1], a[2], a[4], a[5]), moved, repeats, dst, slow,
-                                 before))
-                gm_read += moved
-                cost[i] = dispatch
-                continue
-            if dst == "GM":
-                a = writes[0]
-                slow = a[1] % fast_align != 0 or a[4] > 1 and a[5] % fast_align != 0
-                written.setdefault((a[1], a[2], a[4], a[5]), i)
-                gm_write += moved
-            key = (src, dst, moved, repeats, slow)
-            got = dma_cache.get(key)
-            if got is None:
-                got = dma_cache[key] = dma_cost(table, chip, src, dst, moved, repeats,
-                                                 rd_rate, wr_rate, slow=slow_rate if slow
-                                                 else 1.0)
-            occ[i], lat[i], port[i] = got
-            # L1 -> L0 loads have no setup (their fixed cost is latency)
-            fixed[i] = (occ[i] - port[i] if port[i] else 0.0 if dst in ("L0A", "L0B")
-                        else table.dma_setup)
-        elif klass == "cube":  # mmad
-            steps = repeats / dict(args).get("rate", 1.0)  # 16x16x16 fp16 steps per cycle
-            occ[i] = table.cube_setup + steps
-            fixed[i] = table.cube_setup
-            lat[i] = table.cube_latency
-            cube_work += steps
-            flops += OPS[op].flops_per_elem * count
-        elif klass == "scalar":  # get_value / set_value
-            gm = (reads or writes)[0].space == "GM"
-            occ[i] = fixed[i] = table.scalar_gm if gm else table.scalar_local
-        else:
-            vk = vec_memo.get((op, dt))
-            if vk is None:
-                epc = vec_epc.get(op)  # a fixed element rate: lanes of a repeat / rate cycles
-                vk = vec_memo[(op, dt)] = ((
-                    max(vec_rate.get(klass, 1.0),
-                        2048 / int("".join(filter(str.isdigit, dt)) or 16) / epc if epc
-                        else 0.0),
-                    OPS[op].flops_per_elem) if klass in VECTOR_CLASSES else ())
-            if vk:
-                work = repeats * vk[0]
-                occ[i] = vsetup + work
-                fixed[i] = vsetup
-                lat[i] = vlat
-                vec_work += work
-                flops += vk[1] * count
-        cost[i] = occ[i] if pk == S_PIPE else dispatch
+    # ---- one pass: what each event costs where (cost_price.py) -------------------------------
+    priced = price(trace, table, chip, rd_rate, wr_rate)
+    kind, pipe, cost, occ, lat, fixed, port, fid = priced.columns
+    bytes_moved, flops = priced.bytes_moved, priced.flops
+    gm_read, gm_write = priced.gm_read, priced.gm_write
+    vec_work, cube_work = priced.vec_work, priced.cube_work
 
     # ---- GM reads: L2 hits (see the module docstring) -----------------------------------------
-    hits, gm_hit = l2_hits(gm_reads, written, (occ, lat, port, fixed), dma_cache, table, chip,
-                            (rd_rate, wr_rate, l2_rate, slow_rate), active, warm_l2)
+    hits, gm_hit = l2_hits(priced.gm_reads, priced.written, (occ, lat, port, fixed),
+                           priced.dma_cache, table, chip,
+                           (rd_rate, wr_rate, l2_rate, slow_rate), active, warm_l2)
     gm_read -= hits
 
     # ---- schedule -----------------------------------------------------------------------------
@@ -345,7 +228,7 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
     end = [0.0] * n
     issue: dict[int, float] = {}
     sims = schedule(_by_core(trace), (kind, pipe, cost, occ, lat, port, fid, start, end),
-                     issue, cross)
+                     issue, priced.cross)
     core_end = {c: sim.span() for c, sim in sims.items()}
     cycles = waves(run, core_end, groups, mix)
     serial = sum(cost) + sum(occ) + sum(lat)  # S work counted twice: still an upper bound
@@ -374,21 +257,14 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
         bound_cycles=int(bound), bound=bound_name, active_cores=active,
         serial_cycles=int(round(serial)),
         deadlocked=sorted(i for sim in sims.values() for i in sim.stuck),
-        issue=[issue.get(i, start[i]) for i in range(n)], fixed=fixed,
+        issue=_issue_times(issue, start), fixed=fixed,
         back_to_back_us=cycles / chip.clock_mhz + b2b_us, warm_l2=warm_l2)
 
 
-def _edge_cost(op: str, pname: str, s: Any, table: CostTable) -> tuple[int, float, float]:
-    """(scheduler kind, pipe occupancy, scalar-unit cycles) of a sync or framework event."""
-    if s is None:
-        kind = PLAIN
-    else:
-        kind = _KIND.get(s.kind) or (BARRIER_ALL if s.src == "ALL" else BARRIER)
-    occ = float(table.sync) if op in ("set_flag", "wait_flag", "pipe_barrier") else 0.0
-    if OPS[op].cost_class == "framework":
-        scalar = table.framework
-    elif pname == "S" or s is not None and pname == "S":
-        scalar = table.sync
-    else:
-        scalar = table.sync if pname == "S" else table.dispatch
-    return kind, occ, float(scalar)
+def _issue_times(issue: dict[int, float], start: list[float]) -> list[float]:
+    """Per event: when the scalar unit dispatched it (`issue`; events without an entry, S-pipe
+    work and the cores whose schedule was copied from a twin, use their start)."""
+    out = start[:]
+    for i, t in issue.items():
+        out[i] = t
+    return out

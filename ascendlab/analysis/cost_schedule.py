@@ -28,19 +28,19 @@ def independent(sims: dict[int, CoreSim], arrays: tuple) -> None:
     earlier core's (same kinds, pipes, costs, latencies, port times and flags, instruction by
     instruction: e.g. the blocks of a data-parallel kernel) gets that core's schedule copied,
     which is exactly what simulating it again would give."""
-    kind, pipe, cost, occ, lat, port, fid, start, end = arrays
-    seen: dict[tuple, CoreSim] = {}
+    cols = arrays[:7]  # kind, pipe, cost, occ, lat, port, fid
+    seen: list[tuple[CoreSim, int, int]] = []  # distinct programs so far: (core, start, end)
     for sim in sims.values():
         order = sim.order
         a, b = order[0], order[-1] + 1
         if b - a == len(order):  # one contiguous run of the trace
-            sig = (tuple(kind[a:b]), tuple(pipe[a:b]), tuple(cost[a:b]), tuple(occ[a:b]),
-                   tuple(lat[a:b]), tuple(port[a:b]), tuple(fid[a:b]))
-            twin = seen.get(sig)
+            # (list comparison: C speed, and it stops at the first difference)
+            twin = next((t for t, ta, tb in seen if tb - ta == b - a
+                         and all(col[a:b] == col[ta:tb] for col in cols)), None)
             if twin is not None:
                 sim.copy_from(twin)
                 continue
-            seen[sig] = sim
+            seen.append((sim, a, b))
         for _ in sim.run():  # never yields: no sync_all, no cross-core flag
             pass
 
@@ -126,11 +126,9 @@ class CoreSim:
     edges) run as soon as they are ready without going through that ordering."""
 
     def __init__(self, order: list[int], arrays: tuple, issue: dict[int, float],
-                 shared: dict[int, deque], pipe_np: np.ndarray, cost_np: np.ndarray) -> None:
+                 shared: dict[int, deque]) -> None:
         self.order = order
         self.arrays = arrays
-        self.pipe_np = pipe_np
-        self.cost_np = cost_np
         self.issue = issue
         self.shared = shared  # cross-core flag -> FIFO of fired times (all cores)
         self.done = [0.0] * NP
@@ -152,12 +150,20 @@ class CoreSim:
         self.t_s = twin.t_s
         self.stuck = [i - ta + a for i in twin.stuck]
 
-    def _segments(self, pipe: np.ndarray, cost: np.ndarray) -> Any:
+    def _segments(self, pipe: list[int], cost: list[float]) -> Any:
         """The program as (non-S indices, their cumulative dispatch costs, their indices per
         pipe, the S instruction that ends the run or -1) tuples (numpy does the splitting: the
-        runs between scalar instructions are long in most kernels)."""
-        order = np.asarray(self.order, dtype=np.int64)
-        pk = pipe[order]
+        runs between scalar instructions are long in most kernels). Only this core's part of
+        the trace goes to numpy (a copied twin never gets here)."""
+        a, b = self.order[0], self.order[-1] + 1
+        if b - a == len(self.order):  # one contiguous run of the trace
+            order = np.arange(a, b, dtype=np.int64)
+            pk = np.array(pipe[a:b], dtype=np.int8)
+            ck = np.array(cost[a:b])
+        else:
+            order = np.asarray(self.order, dtype=np.int64)
+            pk = np.array(pipe, dtype=np.int8)[order]
+            ck = np.array(cost)[order]
         bounds = np.flatnonzero(pk == S_PIPE).tolist()
         prev = 0
         for b in bounds + [len(order)]:
@@ -165,8 +171,8 @@ class CoreSim:
             if len(seg):
                 spk = pk[prev:b]
                 per = {int(p): seg[spk == p].tolist() for p in np.unique(spk)}
-                yield seg.tolist(), np.cumsum(cost[seg]), per, (int(order[b]) if b < len(order)
-                                                                else -1)
+                yield seg.tolist(), np.cumsum(ck[prev:b]), per, (int(order[b])
+                                                                 if b < len(order) else -1)
             else:
                 yield [], None, {}, int(order[b]) if b < len(order) else -1
             prev = b + 1
@@ -290,7 +296,7 @@ class CoreSim:
                 settle(work)
 
         t_s = 0.0
-        for seg_idx, seg_cum, seg_pipes, i in self._segments(self.pipe_np, self.cost_np):
+        for seg_idx, seg_cum, seg_pipes, i in self._segments(pipe, cost):
             if seg_idx:  # dispatch a run of non-S instructions: issue times are a prefix sum
                 times = (seg_cum + t_s).tolist()
                 busy[S_PIPE] += float(seg_cum[-1])
@@ -367,11 +373,9 @@ def schedule(by_core: dict[int, list[int]], arrays: tuple, issue: dict[int, floa
     and issue. The n-th wait on a flag consumes the n-th set of it on that core
     (deps.match_syncs): sets fire in order on their pipe, waits consume in order on theirs, so
     each core keeps a FIFO of fired times per flag."""
-    kind, pipe, cost = arrays[0], arrays[1], arrays[2]
+    kind = arrays[0]
     shared = {f: deque() for f in cross}
-    pipe_np = np.array(pipe, dtype=np.int8)
-    cost_np = np.array(cost)
-    sims = {c: CoreSim(order, arrays, issue, shared, pipe_np, cost_np)
+    sims = {c: CoreSim(order, arrays, issue, shared)
             for c, order in by_core.items()}
     if cross or SYNC_ALL in kind:  # the cores meet: schedule them together
         drive({c: sim.run() for c, sim in sims.items()}, shared)

@@ -35,20 +35,20 @@ def match_syncs(trace: list[Event]) -> SyncMatch:
     xsets: dict[tuple, list[int]] = defaultdict(list)
     xwaits: dict[tuple, list[int]] = defaultdict(list)
     for i, e in enumerate(trace):
-        s = e[10]  # Event.sync (indexing: this loop runs once per traced instruction)
+        s = e.sync
         if s is None:
             continue
-        kind = s[0]
+        kind = s.kind
         if kind == "set":
-            sets[(e[0], s[1], s[2], s[3])].append(i)
+            sets[(e.core, s.src, s.dst, s.key)].append(i)
         elif kind == "wait":
-            waits[(e[0], s[1], s[2], s[3])].append(i)
+            waits[(e.core, s.src, s.dst, s.key)].append(i)
         elif kind == "sync_all":
-            per_core_all[e[0]].append(i)
+            per_core_all[e.core].append(i)
         elif kind == "xset":
-            xsets[s[3]].append(i)
+            xsets[s.key].append(i)
         elif kind == "xwait":
-            xwaits[s[3]].append(i)
+            xwaits[s.key].append(i)
     set_of: dict[int, int] = {}
     unmatched_waits: list[int] = []
     unmatched_sets: list[int] = []

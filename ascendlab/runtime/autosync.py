@@ -22,7 +22,7 @@ from collections import deque
 from typing import Any
 
 from .trace import PIPES as _PIPES
-from .trace import Event, Sync
+from .trace import Event, Sync, event
 
 _new = tuple.__new__
 
@@ -60,14 +60,14 @@ class AutoSync:
         self.nxt: dict[str, int] = {}  # pipe -> list length at which to prune next
 
     def append(self, ev: Event) -> None:
-        s = ev[10]
+        s = ev.sync
         if s is not None:
             self._learn(s)
             self.raw(ev)
             return
-        reads, writes = ev[3], ev[4]
+        reads, writes = ev.reads, ev.writes
         if reads or writes:
-            p = ev[1]
+            p = ev.pipe
             for q, lst in self.recent.items():
                 if q == p or not lst:
                     continue
@@ -81,41 +81,41 @@ class AutoSync:
             if lst is None:
                 lst = self.recent[p] = []
             for a in reads:
-                lst.append((idx, a[0], a[1], a.end, False))
+                lst.append((idx, a.space, a.addr, a.end, False))
             for a in writes:
-                lst.append((idx, a[0], a[1], a.end, True))
+                lst.append((idx, a.space, a.addr, a.end, True))
             if len(lst) > self.nxt.get(p, _PRUNE_AT):
                 self._prune(p, lst)
                 self.nxt[p] = len(lst) + _PRUNE_AT
-        self.last[ev[1]] = len(self.trace)
+        self.last[ev.pipe] = len(self.trace)
         self.raw(ev)
 
     def _insert(self, ev: Event, q: str, p: str) -> None:
         """A set on q and a wait on p, just before `ev`, attributed to ev's source line."""
         st, wt, args = _edge(q, p)
-        core, file, line = ev[0], ev[8], ev[9]
-        self.raw(_new(Event, (core, q, "set_flag", (), (), 0, "", 0, file, line, st, args)))
-        self.raw(_new(Event, (core, p, "wait_flag", (), (), 0, "", 0, file, line, wt, args)))
+        core, file, line = ev.core, ev.file, ev.line
+        self.raw(event(core, q, "set_flag", file=file, line=line, sync=st, args=args))
+        self.raw(event(core, p, "wait_flag", file=file, line=line, sync=wt, args=args))
         self.synced[(q, p)] = self.last.get(q, -1)
         self.inserted += 1
 
     def _learn(self, s: Sync) -> None:
         """Record what an explicit sync orders."""
-        kind = s[0]
+        kind = s.kind
         if kind == "set":
-            key = (s[1], s[2], s[3])
+            key = (s.src, s.dst, s.key)
             fifo = self.sets.get(key)
             if fifo is None:
                 fifo = self.sets[key] = deque()
-            fifo.append(self.last.get(s[1], -1))
+            fifo.append(self.last.get(s.src, -1))
         elif kind == "wait":
-            fifo = self.sets.get((s[1], s[2], s[3]))
+            fifo = self.sets.get((s.src, s.dst, s.key))
             if fifo:  # a wait issued before its set orders nothing we can see yet
                 done = fifo.popleft()
-                pair = (s[1], s[2])
+                pair = (s.src, s.dst)
                 if done > self.synced.get(pair, -1):
                     self.synced[pair] = done
-        elif kind == "sync_all" or (kind == "barrier" and s[1] == "ALL"):
+        elif kind == "sync_all" or (kind == "barrier" and s.src == "ALL"):
             for q, i in self.last.items():
                 for p in _PIPES:
                     if p != q:
@@ -139,10 +139,10 @@ def _conflicts(lst: list, lim: int, reads: tuple, writes: tuple) -> bool:
         if idx <= lim:
             return False
         for a in writes:
-            if a[0] == space and a[1] < hi and lo < a.end:
+            if a.space == space and a.addr < hi and lo < a.end:
                 return True
         if w:
             for a in reads:
-                if a[0] == space and a[1] < hi and lo < a.end:
+                if a.space == space and a.addr < hi and lo < a.end:
                     return True
     return False

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import ContextError, OutOfBoundsError, TraceLimitError
 from .chips import ChipSpec
-from .trace import Access, Event, Finding, Sync
+from .trace import Access, Event, Finding, Sync, event
 
 POISON = 0xFF
 _new = tuple.__new__
@@ -190,8 +190,8 @@ def _short(path: str) -> str:
 def emit(c: CoreState, pipe: str, op: str, reads: tuple, writes: tuple, count: int, dtype: str,
          repeats: int, frame: Any, sync: Sync | None = None, args: tuple = ()) -> None:
     """Append one Event for the instruction called from `frame`."""
-    c.append(_new(Event, (c.idx, pipe, op, reads, writes, count, dtype, repeats,
-                          frame.f_code.co_filename, frame.f_lineno, sync, args)))
+    c.append(event(c.idx, pipe, op, reads, writes, count, dtype, repeats,
+                   frame.f_code.co_filename, frame.f_lineno, sync, args))
 
 
 def access(space: str, addr: int, nbytes: int, name: str, count: int = 1,
@@ -224,28 +224,26 @@ def check_vector_order(c: CoreState, reads: tuple, writes: tuple, frame: Any) ->
     Limitations: "ordered" is approximated by any barrier or wait executed on the V pipe since
     the earlier instruction; the real compiler decides statically.
     """
+    order_vector(c, vector_spans(reads, writes), frame)
+
+
+def vector_spans(reads: tuple, writes: tuple) -> tuple[tuple[str, int, int, bool], ...]:
+    """(space, first byte, end, is_write) of each access, as order_vector keeps them (a hot
+    path may compute them once per recurring instruction)."""
+    return (tuple((a.space, a.addr, a.end, False) for a in reads)
+            + tuple((a.space, a.addr, a.end, True) for a in writes))
+
+
+def order_vector(c: CoreState, spans: tuple, frame: Any) -> None:
+    """check_vector_order on the instruction's vector_spans."""
     pending = c.v_pending
     if pending:
-        hit = False
-        for a in reads:
-            for space, lo, hi, w in pending:
-                if w and a.space == space and a.addr < hi and lo < a.end:
-                    hit = True
-                    break
-            if hit:
-                break
-        if not hit:
-            for a in writes:
-                for space, lo, hi, _ in pending:
-                    if a.space == space and a.addr < hi and lo < a.end:
-                        hit = True
-                        break
-                if hit:
-                    break
-        if hit:
-            emit(c, "V", "pipe_barrier", (), (), 0, "", 0, frame, IMPLICIT_V_BARRIER)
-            pending.clear()
-    for a in reads:
-        pending.append((a.space, a.addr, a.end, False))
-    for a in writes:
-        pending.append((a.space, a.addr, a.end, True))
+        for space, lo, hi, w in spans:
+            for space2, lo2, hi2, w2 in pending:
+                # a read conflicts with an earlier write; a write with any earlier access
+                if (w or w2) and space == space2 and lo < hi2 and lo2 < hi:
+                    emit(c, "V", "pipe_barrier", (), (), 0, "", 0, frame, IMPLICIT_V_BARRIER)
+                    pending.clear()
+                    pending.extend(spans)
+                    return
+    pending.extend(spans)

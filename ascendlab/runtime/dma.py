@@ -31,7 +31,7 @@ from .params import (
     Nd2NzParams,
 )
 from .tensor import GlobalTensor, LocalTensor
-from .trace import Access, Event, register_op
+from .trace import event, register_op
 
 # DMA moves: the pipe follows the route (MTE2 into a core, MTE3 out of it, V inside UB)
 register_op("data_copy", "", "dma", module=__name__)
@@ -166,10 +166,23 @@ def data_copy(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
                                   "emulated: count, DataCopyParams, Nd2NzParams")
 
 
+def _site(memo: dict, frame: Any) -> tuple[str, int]:
+    """(file, line) of the call in `frame`, cached in the core's memo by the code object's id
+    and the bytecode offset (the entry holds the code object, so the id stays unique): CPython
+    computes f_lineno by scanning the line table, which takes microseconds in a long kernel."""
+    code = frame.f_code
+    key = (id(code), frame.f_lasti)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = (code.co_filename, frame.f_lineno, code)
+    return got[0], got[1]
+
+
 def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
     c = _core.current or _core.core()
-    _same_dtype("data_copy", dst, src)
     dt = dst.dtype
+    if src.dtype is not dt:
+        _same_dtype("data_copy", dst, src)
     isz = dt.itemsize
     want = count * isz
     nbytes = want & ~31
@@ -180,6 +193,49 @@ def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
         finding(c, f"data_copy: {count} x {dt.name} = {want} B is not a multiple of "
                 f"32 B; the NPU moves only {nbytes} B ({nbytes // isz} elements). Use "
                 f"data_copy_pad for unaligned lengths", frame)
+    memo = c.memo  # local accesses and args recur from tile to tile: share them
+    args = memo.get(count)  # int keys: the args of a count-form copy
+    if args is None:
+        args = memo[count] = (("count", count),)
+    # The two routes of nearly every copy (GM -> UB/L1 on MTE2, UB -> GM on MTE3) on operands
+    # that pass every check take this path; anything else (and every error) the general one.
+    if type(src) is GlobalTensor and type(dst) is LocalTensor:
+        g, off, a, space = src.alloc, src.offset, dst.addr, dst.space
+        if (g is not None and (space == "UB" or space == "L1") and not a & 31
+                and a + nbytes <= dst.hi and 0 <= off and off + nbytes <= g.nbytes):
+            if nbytes:
+                si = g.idx0 + off
+                dst.arr.base[a:a + nbytes] = g.buf[si:si + nbytes]
+            key = (space, a, nbytes, dst.name)
+            writes = memo.get(key)
+            if writes is None:
+                writes = memo[key] = (access(space, a, nbytes, dst.name),)
+            file, line = _site(memo, frame)
+            c.append(event(c.idx, "MTE2", "data_copy",
+                           (access("GM", g.base + off, nbytes, g.name),), writes,
+                           nbytes // isz, dt.name, 1, file, line, None, args))
+            return
+    elif type(dst) is GlobalTensor and type(src) is LocalTensor:
+        g, off, a = dst.alloc, dst.offset, src.addr
+        if (g is not None and src.space == "UB" and not a & 31 and a + nbytes <= src.hi
+                and 0 <= off and off + nbytes <= g.nbytes
+                and not (c.lib and _atomic.mode_of(c))):  # atomic stores: the general path
+            if not g.idx0:
+                g.private()
+            g.written = True  # GMAlloc.mark_written, inline
+            g.version += 1
+            if nbytes:
+                di = g.idx0 + off
+                g.buf[di:di + nbytes] = src.arr.base[a:a + nbytes]
+            key = ("UB", a, nbytes, src.name)
+            reads = memo.get(key)
+            if reads is None:
+                reads = memo[key] = (access("UB", a, nbytes, src.name),)
+            file, line = _site(memo, frame)
+            c.append(event(c.idx, "MTE3", "data_copy", reads,
+                           (access("GM", g.base + off, nbytes, g.name),),
+                           nbytes // isz, dt.name, 1, file, line, None, args))
+            return
     ds, dbuf, di, daddr, dname = _operand(c, dst, nbytes, "data_copy", "dst", frame, True)
     ss, sbuf, si, saddr, sname = _operand(c, src, nbytes, "data_copy", "src", frame)
     pipe = _pipe("data_copy", ss, ds, c, frame)
@@ -189,24 +245,20 @@ def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
             dbuf[di:di + nbytes] = sbuf[si:si + nbytes]
         else:
             _atomic.store(atom, dbuf[di:di + nbytes], sbuf[si:si + nbytes])
-    memo = c.memo  # local accesses and args recur from tile to tile: share them
     if ss == "GM":
-        reads = (_new(Access, (ss, saddr, nbytes, sname, 1, 0)),)
+        reads = (access(ss, saddr, nbytes, sname),)
     else:
         key = (ss, saddr, nbytes, sname)
-        reads = memo.get(key) or memo.setdefault(key, (_new(Access, key + (1, 0)),))
+        reads = memo.get(key) or memo.setdefault(key, (access(*key),))
     if ds == "GM":
-        writes = (_new(Access, (ds, daddr, nbytes, dname, 1, 0)),)
+        writes = (access(ds, daddr, nbytes, dname),)
     else:
         key = (ds, daddr, nbytes, dname)
-        writes = memo.get(key) or memo.setdefault(key, (_new(Access, key + (1, 0)),))
-    args = memo.get(count)  # int keys: the args of a count-form copy
-    if args is None:
-        args = memo[count] = (("count", count),)
+        writes = memo.get(key) or memo.setdefault(key, (access(*key),))
     if atom is not None:
         args += _atomic.event_args(atom)
-    c.append(_new(Event, (c.idx, pipe, "data_copy", reads, writes, nbytes // isz, dt.name, 1,
-                          frame.f_code.co_filename, frame.f_lineno, None, args)))
+    c.append(event(c.idx, pipe, "data_copy", reads, writes, nbytes // isz, dt.name, 1,
+                   frame.f_code.co_filename, frame.f_lineno, None, args))
 
 
 def _copy_params(dst: Any, src: Any, p: DataCopyParams, frame: Any) -> None:

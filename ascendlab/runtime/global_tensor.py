@@ -71,12 +71,12 @@ class GlobalTensor:
         return g
 
     def __getitem__(self, key: Any) -> GlobalTensor:
-        if isinstance(key, slice):
+        if type(key) is slice:  # (slice cannot be subclassed)
             if key.stop is not None or key.step is not None:
                 raise RuntimeError("Slice operation with provided stop and step is not "
                                    "supported for GlobalTensor (pyasc): use g[start:]")
             key = 0 if key.start is None else key.start
-        return self._view(key.__index__())
+        return self._view(key if type(key) is int else key.__index__())
 
     def __add__(self, n: Any) -> GlobalTensor:
         return self._view(n.__index__())

@@ -19,7 +19,7 @@ from .core import CoreState
 from .dtypes import DataType
 from .enums import SPACE_OF, TPosition
 from .tensor import LocalTensor
-from .trace import Event, Sync, register_op
+from .trace import Event, Sync, event, register_op
 
 # TPipe/TQue bookkeeping on the scalar unit; a queue op's event sits on the pipe of the side
 # (producer or consumer) that calls it, with its sync edge
@@ -95,9 +95,13 @@ class TQueBind:
         self.pipe: Any = None  # the TPipe that carved the slots
         self.pipe_gen = -1  # its generation when it did (reset() invalidates the slots)
         self.protos: dict[tuple[int, Any], LocalTensor] = {}  # (slot, dtype) -> tensor to copy
-        # (op, slot, file, line[, no sync]) -> its Event: a loop issues the same few queue events
-        # again and again, so the trace shares them (they are immutable)
-        self.events: dict[tuple, Event] = {}
+        # Per op, (call site code id, bytecode offset, slot[, waits]) -> (its Event, the code):
+        # a loop issues the same few queue events again and again, so the trace shares them
+        # (they are immutable); see _site_event
+        self.ev_alloc: dict[tuple, tuple[Event, Any]] = {}
+        self.ev_enque: dict[tuple, tuple[Event, Any]] = {}
+        self.ev_deque: dict[tuple, tuple[Event, Any]] = {}
+        self.ev_free: dict[tuple, tuple[Event, Any]] = {}
 
     def precompute(self) -> None:
         """Build the per-slot Sync edges and Event args once (they never change)."""
@@ -112,17 +116,27 @@ class TQueBind:
         self.war_wait = [_new(Sync, ("wait", q, p, ("que", k, i), False))
                          for i in range(len(self.slots))]
 
+    def _clear_events(self) -> None:
+        """Forget the cached Events (init_buffer gives the queue new slots)."""
+        self.ev_alloc.clear()
+        self.ev_enque.clear()
+        self.ev_deque.clear()
+        self.ev_free.clear()
+
     # ---- helpers -----------------------------------------------------------------------
+    def _not_ready(self, op: str, frame: Any) -> None:
+        raise QueueStateError(f"{self.describe()}.{op}: the queue has no buffers; call "
+                              f"pipe.init_buffer(que, num, len) first {_core.where(self.c, frame)}")
+
     def _ready(self, op: str, frame: Any) -> CoreState:
         pipe = self.pipe
         if pipe is None or pipe.gen != self.pipe_gen:
-            raise QueueStateError(f"{self.describe()}.{op}: the queue has no buffers; call "
-                             f"pipe.init_buffer(que, num, len) first "
-                             f"{_core.where(self.c, frame)}")
+            self._not_ready(op, frame)
         return self.c
 
-    def _tensor(self, dtype: Any, slot: int) -> LocalTensor:
-        """A fresh LocalTensor spanning `slot` as `dtype` (built from a per-slot prototype)."""
+    def _proto(self, slot: int, dtype: Any) -> LocalTensor:
+        """The prototype tensor spanning `slot` as `dtype` (built once; callers hand out
+        copies of it: proto._view(0))."""
         proto = self.protos.get((slot, dtype))
         if proto is None:
             dt = dtype if type(dtype) is DataType else DataType(dtype)
@@ -131,7 +145,11 @@ class TQueBind:
                                       self.slot_len // dt.itemsize, addr + self.slot_len, self,
                                       slot, self.names[slot])
             self.protos[(slot, dtype)] = proto
-        return proto._view(0)
+        return proto
+
+    def _tensor(self, dtype: Any, slot: int) -> LocalTensor:
+        """A fresh LocalTensor spanning `slot` as `dtype` (a copy of the slot's prototype)."""
+        return self._proto(slot, dtype)._view(0)
 
     def _rebind(self, t: LocalTensor, slot: int) -> None:
         if t.dtype is None:
@@ -140,26 +158,49 @@ class TQueBind:
         t._bind(self.c, self.space, self.src, addr, self.slot_len // t.dtype.itemsize,
                 addr + self.slot_len, self, slot, self.names[slot])
 
-    def _slot_of(self, t: Any, op: str, frame: Any) -> int:
+    def _own_slot(self, t: Any, op: str, frame: Any) -> int:
+        """The slot of `t`, a tensor this queue handed out, once the queue has buffers (the
+        checks of enque and free_tensor)."""
+        pipe = self.pipe
+        if pipe is None or pipe.gen != self.pipe_gen:
+            self._not_ready(op, frame)
+        if type(t) is not LocalTensor or t.owner is not self or t.slot < 0:
+            self._not_ours(t, op, frame)
+        return t.slot
+
+    def _not_ours(self, t: Any, op: str, frame: Any) -> None:
+        """Raise: `t` is not a tensor this queue handed out."""
         if type(t) is not LocalTensor or t.space is None:
             raise TypeError(f"{self.describe()}.{op}: expected a LocalTensor from this queue, "
                             f"got {t!r}")
-        if t.owner is not self or t.slot < 0:
-            owner = t.owner.describe() if t.owner is not None else "no queue (static tensor)"
-            raise QueueError(f"{self.describe()}.{op}: {t.describe()} belongs to {owner}, not "
-                             f"to this queue {_core.where(self.c, frame)}")
-        return t.slot
+        owner = t.owner.describe() if t.owner is not None else "no queue (static tensor)"
+        raise QueueError(f"{self.describe()}.{op}: {t.describe()} belongs to {owner}, not "
+                         f"to this queue {_core.where(self.c, frame)}")
 
-    def _event(self, op: str, pipe: str, slot: int, sync: Sync | None, frame: Any) -> Event:
-        """The Event of queue op `op` on `slot` from the caller's line: built once, then
-        shared (a loop issues the same few again and again; Events are immutable)."""
-        key = (op, slot, frame.f_code.co_filename, frame.f_lineno, sync is None)
-        ev = self.events.get(key)
-        if ev is None:
-            ev = self.events[key] = _new(Event, (
-                self.c.idx, pipe, op, (), (), 0, "", 0, frame.f_code.co_filename,
-                frame.f_lineno, sync, self.ev_args[slot]))
+    def _site_event(self, cache: dict, key: tuple, op: str, pipe: str, slot: int,
+                    sync: Sync | None, frame: Any) -> Event:
+        """Build the Event of queue op `op` on `slot` called from `frame` and remember it in
+        `cache` under `key` (the call site's code id and bytecode offset, the slot, ...). A loop
+        issues the same few queue events again and again: the trace shares them (Events are
+        immutable) and the lookup needs neither the line number nor a new tuple. The entry
+        holds the code object, so its id stays unique while the cache lives."""
+        ev = event(self.c.idx, pipe, op, file=frame.f_code.co_filename, line=frame.f_lineno,
+                   sync=sync, args=self.ev_args[slot])
+        cache[key] = (ev, frame.f_code)
         return ev
+
+    def _free_slot(self, frame: Any) -> int:
+        """The first free slot from the cursor on (QueueError when none is)."""
+        state = self.state
+        n = len(state)
+        for k in range(n):
+            slot = (self.cursor + k) % n
+            if state[slot] == _FREE:
+                return slot
+        busy = ", ".join(f"slot {i}: {_STATE_NAME[s]}" for i, s in enumerate(state))
+        raise QueueStateError(f"{self.describe()}.alloc_tensor: no free buffer ({n} allocated "
+                              f"by init_buffer; {busy}); free_tensor a tensor first or give "
+                              f"the queue more buffers {_core.where(self.c, frame)}")
 
     def describe(self) -> str:
         src, dst = self.src.name, self.dst.name
@@ -167,89 +208,110 @@ class TQueBind:
         return f"{kind} #{self.qid}"
 
     # ---- the state machine -------------------------------------------------------------
+    # Each op is one function on its common path (these run once per tile per queue): the
+    # checks inline, the Event from the call site's cache, the rare cases in helpers.
     def alloc_tensor(self, arg: Any = None, dtype: Any = None, tensor: Any = None) -> Any:
         """Take the next free slot: `alloc_tensor(dtype)` returns a tensor spanning it;
         `alloc_tensor(t)` rebinds the LocalTensor handle t in place."""
         frame = _getframe(1)
-        c = self._ready("alloc_tensor", frame)
+        pipe = self.pipe
+        if pipe is None or pipe.gen != self.pipe_gen:
+            self._not_ready("alloc_tensor", frame)
         target = tensor if tensor is not None else arg if type(arg) is LocalTensor else None
         if target is None:
             dtype = arg if dtype is None else dtype
             if dtype is None:
                 raise TypeError("alloc_tensor needs a dtype or a LocalTensor")
         state = self.state
-        n = len(state)
-        for k in range(n):
-            slot = (self.cursor + k) % n
-            if state[slot] == _FREE:
-                break
-        else:
-            busy = ", ".join(f"slot {i}: {_STATE_NAME[s]}" for i, s in enumerate(state))
-            raise QueueStateError(f"{self.describe()}.alloc_tensor: no free buffer ({n} allocated "
-                             f"by init_buffer; {busy}); free_tensor a tensor first or give "
-                             f"the queue more buffers {_core.where(c, frame)}")
-        self.cursor = (slot + 1) % n
+        slot = self.cursor
+        if state[slot] != _FREE:
+            slot = self._free_slot(frame)
+        self.cursor = slot + 1 if slot + 1 < len(state) else 0
         state[slot] = _ALLOCATED
-        sync = self.war_wait[slot] if self.freed_once[slot] else None
-        c.append(self._event("alloc_tensor", self.producer, slot, sync, frame))
-        if sync is not None and self.producer == "V":
+        synced = self.freed_once[slot]  # a slot freed before: wait for that free (WAR)
+        key = (id(frame.f_code), frame.f_lasti, slot, synced)
+        got = self.ev_alloc.get(key)
+        c = self.c
+        c.append(got[0] if got is not None else self._site_event(
+            self.ev_alloc, key, "alloc_tensor", self.producer, slot,
+            self.war_wait[slot] if synced else None, frame))
+        if synced and self.producer == "V":
             c.v_pending.clear()  # a wait on V orders earlier vector work (see check_vector_order)
         if target is not None:
             self._rebind(target, slot)
             return None
-        return self._tensor(dtype, slot)
+        proto = self.protos.get((slot, dtype))
+        if proto is None:
+            proto = self._proto(slot, dtype)
+        return proto._view(0)
 
     def enque(self, tensor: Any, src_user_pos: Any = None, dst_user_pos: Any = None) -> None:
         """Hand an allocated tensor to the consumer side (sets the producer->consumer flag)."""
         frame = _getframe(1)
-        c = self._ready("enque", frame)
-        slot = self._slot_of(tensor, "enque", frame)
-        if self.state[slot] != _ALLOCATED and self.state[slot] != _DEQUEUED:
+        slot = self._own_slot(tensor, "enque", frame)
+        state = self.state
+        if state[slot] != _ALLOCATED and state[slot] != _DEQUEUED:
             # a dequeued tensor may be enqueued again (Ascend C EnQue: OCCUPIED or DEQUE)
             raise QueueError(f"{self.describe()}.enque: slot {slot} is "
-                             f"{_STATE_NAME[self.state[slot]]}, only an allocated or dequeued "
-                             f"tensor can be enqueued {_core.where(c, frame)}")
-        if self.depth and len(self.fifo) >= self.depth:
+                             f"{_STATE_NAME[state[slot]]}, only an allocated or dequeued "
+                             f"tensor can be enqueued {_core.where(self.c, frame)}")
+        fifo = self.fifo
+        if self.depth and len(fifo) >= self.depth:
             raise QueueStateError(f"{self.describe()}.enque: queue depth {self.depth} reached "
-                             f"({len(self.fifo)} tensors enqueued and not dequeued) "
-                             f"{_core.where(c, frame)}")
-        self.state[slot] = _ENQUEUED
-        self.fifo.append(slot)
-        c.append(self._event("enque", self.producer, slot, self.raw_set[slot], frame))
+                                  f"({len(fifo)} tensors enqueued and not dequeued) "
+                                  f"{_core.where(self.c, frame)}")
+        state[slot] = _ENQUEUED
+        fifo.append(slot)
+        key = (id(frame.f_code), frame.f_lasti, slot)
+        got = self.ev_enque.get(key)
+        self.c.append(got[0] if got is not None else self._site_event(
+            self.ev_enque, key, "enque", self.producer, slot, self.raw_set[slot], frame))
 
     def deque(self, arg: Any = None, src_user_pos: Any = None, dst_user_pos: Any = None,
               dtype: Any = None, tensor: Any = None) -> Any:
         """Take the oldest enqueued tensor (waits on the producer->consumer flag)."""
         frame = _getframe(1)
-        c = self._ready("deque", frame)
+        pipe = self.pipe
+        if pipe is None or pipe.gen != self.pipe_gen:
+            self._not_ready("deque", frame)
         if not self.fifo:
             raise QueueStateError(f"{self.describe()}.deque: the queue is empty (nothing was "
-                             f"enqueued, or everything was already dequeued) "
-                             f"{_core.where(c, frame)}")
+                                  f"enqueued, or everything was already dequeued) "
+                                  f"{_core.where(self.c, frame)}")
         slot = self.fifo.popleft()
         self.state[slot] = _DEQUEUED
-        c.append(self._event("deque", self.consumer, slot, self.raw_wait[slot], frame))
+        key = (id(frame.f_code), frame.f_lasti, slot)
+        got = self.ev_deque.get(key)
+        c = self.c
+        c.append(got[0] if got is not None else self._site_event(
+            self.ev_deque, key, "deque", self.consumer, slot, self.raw_wait[slot], frame))
         if self.consumer == "V":
             c.v_pending.clear()  # a wait on V orders earlier vector work
         target = tensor if tensor is not None else arg if type(arg) is LocalTensor else None
         if target is not None:
             self._rebind(target, slot)
             return None
-        return self._tensor(arg if dtype is None else dtype, slot)
+        dtype = arg if dtype is None else dtype
+        proto = self.protos.get((slot, dtype))
+        if proto is None:
+            proto = self._proto(slot, dtype)
+        return proto._view(0)
 
     def free_tensor(self, tensor: Any) -> None:
         """Return a tensor's slot (sets the consumer->producer flag the next alloc waits on)."""
         frame = _getframe(1)
-        c = self._ready("free_tensor", frame)
-        slot = self._slot_of(tensor, "free_tensor", frame)
+        slot = self._own_slot(tensor, "free_tensor", frame)
         st = self.state[slot]
         if st == _FREE or st == _ENQUEUED:
             why = "already free (double free)" if st == _FREE else "still enqueued: deque it first"
             raise QueueError(f"{self.describe()}.free_tensor: slot {slot} is {why} "
-                             f"{_core.where(c, frame)}")
+                             f"{_core.where(self.c, frame)}")
         self.state[slot] = _FREE
         self.freed_once[slot] = True
-        c.append(self._event("free_tensor", self.consumer, slot, self.war_set[slot], frame))
+        key = (id(frame.f_code), frame.f_lasti, slot)
+        got = self.ev_free.get(key)
+        self.c.append(got[0] if got is not None else self._site_event(
+            self.ev_free, key, "free_tensor", self.consumer, slot, self.war_set[slot], frame))
         release(tensor, frame)
 
     # ---- queries -----------------------------------------------------------------------

@@ -158,7 +158,7 @@ def give_slots(target: TQueBind, owner: Any, start: int, num: int, nbytes: int,
     target.pipe = owner
     target.pipe_gen = owner.gen
     target.protos.clear()
-    target.events.clear()
+    target._clear_events()
     emit(target.c, "S", "init_buffer", (), (), 0, "", 0, frame, None,
          (("queue", target.qid), ("space", target.space), ("addr", start), ("num", num),
           ("len", nbytes)))

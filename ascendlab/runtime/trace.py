@@ -172,6 +172,19 @@ class Event(NamedTuple):
     args: tuple  # op-specific parameters as (name, value) pairs, enough to re-execute the op
 
 
+_new = tuple.__new__
+
+
+def event(core: int, pipe: str, op: str, reads: tuple[Access, ...] = (),
+          writes: tuple[Access, ...] = (), count: int = 0, dtype: str = "", repeats: int = 0,
+          file: str = "", line: int = 0, sync: Sync | None = None, args: tuple = ()) -> Event:
+    """The one constructor of trace records: an Event from its fields, by name (or in field
+    order, on the hot paths). Every writer builds Events here, so the record's layout lives in
+    this module alone; readers read them by field name (e.core, e.sync, ...)."""
+    return _new(Event, (core, pipe, op, reads, writes, count, dtype, repeats, file, line, sync,
+                        args))
+
+
 class Finding(NamedTuple):
     """A problem the emulator noticed: memcheck findings now, the sanitizer's classes later."""
 

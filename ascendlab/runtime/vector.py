@@ -28,12 +28,12 @@ from ..errors import (
     DTypeError,
 )
 from . import core as _core
-from .core import check_vector_order
+from .core import access, order_vector, vector_spans
 from .dtypes import DataType
 from .enums import VECTOR_POSITIONS
 from .params import BinaryRepeatParams, UnaryRepeatParams
 from .tensor import LocalTensor
-from .trace import OPS, VECTOR_CLASSES, Access, Event, register_op
+from .trace import OPS, VECTOR_CLASSES, event, register_op
 
 _getframe = sys._getframe
 _new = tuple.__new__
@@ -200,22 +200,25 @@ def binary(op: str, dst: Any, src0: Any, src1: Any, args: tuple, kwargs: dict,
                     fn(x0, x1, out=d)
             else:
                 d[...] = fn(src0.arr[src0.e0:src0.e0 + n], src1.arr[src1.e0:src1.e0 + n], d)
-            # the same instruction on the same slots from the same line (a loop): one Event
-            key = (op, dt, da, a0, a1, n, dst.name, src0.name, src1.name,
-                   frame.f_code.co_filename, frame.f_lineno)
-            ev = c.memo.get(key)
-            if ev is None:
-                w = _new(Access, ("UB", da, nb, dst.name, 1, 0))
-                reads = (_new(Access, ("UB", a0, nb, src0.name, 1, 0)),
-                         _new(Access, ("UB", a1, nb, src1.name, 1, 0)))
+            # the same instruction on the same slots from the same call site (a loop): one
+            # Event, shared; the key holds the site's code id and bytecode offset (the entry
+            # keeps the code object alive, so the id stays unique), not the costlier line
+            code = frame.f_code
+            key = (op, dt, da, a0, a1, n, dst.name, src0.name, src1.name, id(code),
+                   frame.f_lasti)
+            got = c.memo.get(key)
+            if got is None:
+                w = access("UB", da, nb, dst.name)
+                reads = (access("UB", a0, nb, src0.name), access("UB", a1, nb, src1.name))
                 if op in READS_DST:
                     reads += (w,)
-                ev = c.memo[key] = _new(Event, (
-                    c.idx, "V", op, reads, (w,), n, dt.name, (nb + 255) >> 8,
-                    frame.f_code.co_filename, frame.f_lineno, None, (("count", n),)))
+                got = c.memo[key] = (event(c.idx, "V", op, reads, (w,), n, dt.name,
+                                           (nb + 255) >> 8, code.co_filename, frame.f_lineno,
+                                           None, (("count", n),)),
+                                     vector_spans(reads, (w,)), code)
             if c.launch.auto_sync:
-                check_vector_order(c, ev[3], ev[4], frame)
-            c.append(ev)
+                order_vector(c, got[1], frame)
+            c.append(got[0])
             return
     c = current_vector_core(frame)
     vec_operand(op, dst, "dst", c, frame)

@@ -334,3 +334,32 @@ def test_a_freed_handle_rebound_by_alloc_tensor_is_usable():
     x = np.arange(64, dtype=np.float32)
     ascendlab.launch(use_after_free, 1, x, True)  # no error
     assert x[0] == 1.0  # 0 + 1
+
+
+@asc.jit
+def two_sites(x: asc.GlobalAddress, n: int):
+    pipe = asc.TPipe()
+    q = asc.TQue(asc.TPosition.VECIN, 1)
+    pipe.init_buffer(q, 1, 256)
+    for i in range(n):
+        if i % 2:
+            t = q.alloc_tensor(asc.float16)  # site A
+        else:
+            t = q.alloc_tensor(asc.float16)  # site B
+        q.free_tensor(t)
+
+
+def test_queue_events_record_their_own_line_and_are_shared_per_call_site():
+    import inspect
+
+    run = launch(two_sites, 6)
+    src, first = inspect.getsourcelines(two_sites.fn)
+    line_of = {tag: first + k for k, text in enumerate(src) for tag in ("site A", "site B")
+               if tag in text}
+    allocs = run.events(op="alloc_tensor")
+    assert [e.line for e in allocs] == [line_of["site B"], line_of["site A"]] * 3
+    # the first alloc of the slot waits for nothing, the later ones for the free before them
+    assert allocs[0].sync is None and all(e.sync is not None for e in allocs[1:])
+    # one Event object per call site (and wait or not), shared by the loop's iterations
+    assert allocs[2] is allocs[4] and allocs[3] is allocs[5] and allocs[2] is not allocs[3]
+    assert len({id(e) for e in run.events(op="free_tensor")}) == 1

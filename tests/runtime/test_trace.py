@@ -103,3 +103,11 @@ def test_an_unregistered_op_is_an_error_in_the_cost_model():
     run = trace.Run("k", next(iter(CHIPS.values())), 1, "aiv", [ev], {}, {}, {})
     with pytest.raises(ParamError, match="'warp_shuffle' is not registered"):
         simulate(run)
+
+
+def test_event_builds_the_record_by_field_name():
+    s = trace.Sync("set", "MTE2", "V", ("que", 0, 1))
+    e = trace.event(3, "MTE2", "enque", file="k.py", line=7, sync=s, args=(("slot", 1),))
+    assert e == Event(core=3, pipe="MTE2", op="enque", reads=(), writes=(), count=0, dtype="",
+                      repeats=0, file="k.py", line=7, sync=s, args=(("slot", 1),))
+    assert type(e) is Event and e.sync is s
