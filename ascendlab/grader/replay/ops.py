@@ -180,6 +180,7 @@ def _framework(rp: Replayer, c: CoreState, e: Event) -> None:
         rp.slots.setdefault((c.idx, space), {})[q] = (
             [addr + i * nbytes for i in range(num)], nbytes)
         rp.queues[(c.idx, q)] = [space, num, None, None]
+        rp.forget_locals()
         for i in range(num):
             rp.qstate[(c.idx, q, i)] = [_FREE, False]
     else:
