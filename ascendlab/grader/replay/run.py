@@ -1,7 +1,7 @@
 """Replay: re-execute a recorded trace in this process's runtime, on this process's inputs.
 
-(replay_operands.py rebuilds operands and frames; replay_vector.py and replay_ops.py hold the
-re-issue table, one handler per op.)
+(operands.py rebuilds operands and frames; vector.py, rows.py and ops.py hold the re-issue
+table, one handler per op.)
 
 The grader never trusts the process that ran a submission (design brief, decision 5). That process
 hands back its trace; `replay()` walks it and re-issues every memory-affecting instruction
@@ -59,8 +59,8 @@ from .adv_softmax import SOFTMAX_OPS, replay_softmax
 from .ops import HANDLERS, Replayer, expected_pipe
 
 # REPLAYABLE_OPS: what the re-issue table replays one instruction at a time; LIBRARY_OPS: ops
-# only the asc.adv library records (its MIX messages, the softmax routine's brcb, copy,
-# block_reduce_*), replayed within the library call; the wire admits both (RECORDABLE_OPS)
+# only the asc.adv library records (its MIX messages, the softmax routine's copy), replayed
+# within the library call; the wire admits both (RECORDABLE_OPS)
 REPLAYABLE_OPS = frozenset(HANDLERS)
 LIBRARY_OPS = (MATMUL_OPS | SOFTMAX_OPS) - REPLAYABLE_OPS
 RECORDABLE_OPS = REPLAYABLE_OPS | LIBRARY_OPS
