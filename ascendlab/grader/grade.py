@@ -51,6 +51,10 @@ class GradeOptions:
     # notebooks: "papermill" (a Jupyter kernel in the sandbox, grader/notebook.py), "script"
     # (the graded cells joined into one .py) or "auto" (papermill when it is installed)
     notebook_runner: str = "auto"
+    # use a second core: judge each case's record as soon as it arrives, while the child runs
+    # the next cases, and once the child has ended replay on fresh inputs in a forked copy of
+    # the grader beside the first replay (the verdicts are the same either way)
+    overlap: bool = True
 
 
 def grade(challenge: str | os.PathLike | Challenge, submission: str | os.PathLike | Submission,
@@ -152,10 +156,12 @@ def _grade(challenge: Any, submission: Any, opts: GradeOptions) -> Report:
     isolation.sweep_leftovers()
     uid = isolation.new_job_uid()
     root = isolation.job_root(uid)
+    early = _EarlyJudge(ch, jobs, secret, opts.shadow)
     try:
         job_dir, work_dir = _write_job(root, ch, sub, jobs, uid, _runner(sub, opts), limits)
         result = run_sandboxed(job_dir, work_dir, limits, namespaces=opts.namespaces, uid=uid,
-                               max_frames=2 * len(jobs) + 4, bwrap=opts.sandbox == "auto")
+                               max_frames=2 * len(jobs) + 4, bwrap=opts.sandbox == "auto",
+                               while_running=early if opts.overlap else None)
         t_run = time.perf_counter()
     finally:
         if not opts.keep_dir:
@@ -184,27 +190,64 @@ def _grade(challenge: Any, submission: Any, opts: GradeOptions) -> Report:
     if result.stdout_dropped or result.stderr_dropped:
         report.notes.append(f"your output was cut at {limits.output_kb} KiB per stream "
                             f"({result.stdout_dropped + result.stderr_dropped:,} bytes dropped)")
-    _judge_all(ch, jobs, records, secret, report, result, progress, limits, opts)
+    _judge_all(ch, jobs, records, secret, report, result, progress, limits, opts, early.done)
     t_end = time.perf_counter()
     report.timings.update({"prepare": t_prep - t0, "sandbox": t_run - t_prep,
                            "judge": t_end - t_run})
+    if early.seconds:
+        report.timings["judge_while_sandboxed"] = early.seconds
     return report
 
 
+class _EarlyJudge:
+    """while_running of run_sandboxed: judge each case's record as soon as it has arrived (in
+    order, up to the first failure), while the child runs the next cases. judge_records takes
+    the results from `done` instead of judging those records again; a record is complete once
+    the channel holds it, and judging it depends on the record alone, so the verdicts are
+    those of judging after the child ended."""
+
+    def __init__(self, ch: Challenge, jobs: list[CaseJob], secret: int,
+                 shadow: bool | None) -> None:
+        self.ch, self.jobs, self.secret, self.shadow = ch, jobs, secret, shadow
+        self.done: dict[int, tuple[CaseReport, Any]] = {}
+        self.seconds = 0.0
+
+    def __call__(self, channel: Any, ended: Any) -> None:
+        for i, job in enumerate(self.jobs):
+            while len(channel.cases) <= i:
+                if ended.is_set() or channel.error:
+                    return  # the rest is judged (or explained) after the child
+                ended.wait(0.01)
+            t0 = time.perf_counter()
+            cr, run = judge_case(self.ch.spec, job, channel.record(i), self.secret,
+                                 shadow=self.shadow, parallel=ended.is_set())
+            self.done[i] = (cr, run if job.case.perf else None)
+            self.seconds += time.perf_counter() - t0
+            if cr.verdict != Verdict.ACCEPTED:
+                return
+
+
 def judge_records(ch: Challenge, jobs: list[CaseJob], records: list[Any], secret: int,
-                  report: Report, shadow: bool | None = None) -> None:
-    """Judge records in order until the first failure; fills report.cases/perf/verdict."""
+                  report: Report, shadow: bool | None = None,
+                  done: dict[int, tuple[CaseReport, Any]] | None = None,
+                  parallel: bool = False) -> None:
+    """Judge records in order until the first failure; fills report.cases/perf/verdict.
+    `done`: (report, run) of records already judged, by index (grade's early judge);
+    `parallel`: fresh-input replays in a forked process (judge_case)."""
     spec = ch.spec
     failed: CaseReport | None = None
     runs: dict[str, Any] = {}
-    for job, rec in zip(jobs, records):
+    done = done or {}
+    arrived = records.count() if isinstance(records, _Records) else len(records)
+    for i, job in enumerate(jobs[:arrived]):
         if failed is not None:
             report.cases.append(CaseReport(case=job.case.name, chip=job.chip,
                                            shape=job.case.shape, dtype=job.case.dtype,
                                            kind=job.case.kind, hidden=job.case.hidden,
                                            perf=job.case.perf))
             continue
-        cr, run = judge_case(spec, job, rec, secret, shadow=shadow)
+        cr, run = done[i] if i in done else judge_case(spec, job, records[i], secret,
+                                                       shadow=shadow, parallel=parallel)
         report.cases.append(cr)
         if cr.verdict != Verdict.ACCEPTED:
             failed = cr
@@ -230,16 +273,16 @@ def judge_records(ch: Challenge, jobs: list[CaseJob], records: list[Any], secret
 
 def _judge_all(ch: Challenge, jobs: list[CaseJob], records: _Records, secret: int,
                report: Report, result: SandboxResult, progress: str, limits: Limits,
-               opts: GradeOptions) -> None:
+               opts: GradeOptions, done: dict[int, tuple[CaseReport, Any]]) -> None:
     """Records present: judge them; the first missing one says how the child ended. A child
     that sent every record but then died (a signal, a non-zero exit) fails too: how it ended
     is part of the verdict."""
     n = records.count()
     if n == len(jobs) and not result.timed_out and result.returncode == 0:
-        judge_records(ch, jobs, records, secret, report, opts.shadow)
+        judge_records(ch, jobs, records, secret, report, opts.shadow, done, opts.overlap)
         return
     # judge what came back first: an earlier failure is the better message
-    judge_records(ch, jobs[:n], records, secret, report, opts.shadow)
+    judge_records(ch, jobs[:n], records, secret, report, opts.shadow, done, opts.overlap)
     if report.verdict != Verdict.ACCEPTED:
         _pad(report, jobs[n:])
         return

@@ -20,7 +20,10 @@ arguments to the grader's arrays, and hashes of the arrays after the call. The j
 
 from __future__ import annotations
 
+import os
+import pickle
 import re
+import signal
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -206,15 +209,18 @@ def _num(v: Any) -> Any:
 
 
 def judge_case(spec: ChallengeSpec, job: CaseJob, rec: Any, secret: int, *,
-               shadow: bool | None = None) -> tuple[CaseReport, Any]:
-    """The verdict of one case from the submission's record; returns (report, replayed Run)."""
+               shadow: bool | None = None, parallel: bool = False) -> tuple[CaseReport, Any]:
+    """The verdict of one case from the submission's record; returns (report, replayed Run).
+    parallel: run the fresh-input replay in a forked process beside the first replay (the
+    grader's own process, when a core is free; never in a learner's notebook)."""
     case = job.case
     out = CaseReport(case=case.name, chip=job.chip, shape=case.shape, dtype=case.dtype,
                      kind=case.kind, hidden=case.hidden, perf=case.perf)
     run = None
     try:
         run = _judge(spec, job, rec, secret, out,
-                     spec.rules.input_independent if shadow is None else shadow)
+                     spec.rules.input_independent if shadow is None else shadow,
+                     parallel and _CAN_FORK)
         out.verdict = Verdict.ACCEPTED
         out.message = "correct"
     except _Fail as f:
@@ -223,13 +229,13 @@ def judge_case(spec: ChallengeSpec, job: CaseJob, rec: Any, secret: int, *,
 
 
 def _judge(spec: ChallengeSpec, job: CaseJob, rec: Any, secret: int, out: CaseReport,
-           shadow: bool) -> Any:
+           shadow: bool, parallel: bool) -> Any:
     with np.errstate(all="ignore"):
-        return _judge_checked(spec, job, _check_record(rec, job), secret, out, shadow)
+        return _judge_checked(spec, job, _check_record(rec, job), secret, out, shadow, parallel)
 
 
 def _judge_checked(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, out: CaseReport,
-                   shadow: bool) -> Any:
+                   shadow: bool, parallel: bool) -> Any:
     if rec["error"] is not None:
         raise _error_verdict(rec["error"])
     if rec["launches"] != 1:
@@ -253,6 +259,21 @@ def _judge_checked(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, ou
     if violations:
         raise _Fail(Verdict.RULE_VIOLATION, str(violations[0]), [str(v) for v in violations])
     contents, owner = _fresh_contents(meta, mapping, job, job.inputs)
+    # the fresh-input replay depends on the trace alone: on a spare core it runs beside this one
+    pending = (_Forked(lambda: _shadow(spec, job, meta, events, mapping, secret))
+               if shadow and parallel else None)
+    try:
+        return _verdict(spec, job, rec, secret, out, shadow, meta, events, mapping, contents,
+                        owner, pending)
+    finally:
+        if pending is not None:
+            pending.close()
+
+
+def _verdict(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, out: CaseReport,
+             shadow: bool, meta: Any, events: list, mapping: dict, contents: dict,
+             owner: dict, pending: _Forked | None) -> Any:
+    """Steps 3-8 of the module docstring (the replays, checks and cycles)."""
     try:
         run = replay(events, meta.gm, contents, meta.chip, meta.block_num, meta.core_kind,
                      meta.replay_options(), kernel=meta.kernel)
@@ -293,31 +314,97 @@ def _judge_checked(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, ou
     out.precision, fail = _precision(spec, job, run, owner, golden)
     if fail is not None:
         raise fail
+    cycles = int(run.cycles)
     if shadow:
-        fresh_case = replace(job.case, seed=derive_seed(secret, "shadow", job.chip,
-                                                        job.case.name))
-        fresh = spec.make_inputs(fresh_case)
-        contents, _ = _fresh_contents(meta, mapping, job, fresh)
-        try:
-            run2 = replay(events, meta.gm, contents, meta.chip, meta.block_num,
-                          meta.core_kind, meta.replay_options(), kernel=meta.kernel)
-        except ReplayError as e:  # cannot differ from the first replay, but be safe
-            raise _Fail(Verdict.RULE_VIOLATION, f"the recorded trace does not replay on "
-                        f"fresh inputs: {e}") from None
-        _, fail2 = _precision(spec, job, run2, owner, spec.golden(fresh_case, fresh))
-        if fail2 is not None:
-            raise _Fail(Verdict.RULE_VIOLATION,
-                        "the recorded instructions compute the right answer only for the data "
-                        "your process was given: replayed on fresh inputs of the same case "
-                        f"they give {fail2.message}. This challenge needs a kernel whose "
-                        "instructions do not depend on the data: values computed from the "
-                        "data must not end up in instruction arguments (scalars of "
-                        "duplicate/adds/muls, set_value), and data-dependent control flow is "
-                        "not allowed.", fail2.details)
-    out.cycles = int(run.cycles)
+        failure = pending.result() if pending is not None else _shadow(spec, job, meta, events,
+                                                                        mapping, secret)
+        if failure is not None:
+            raise _Fail(Verdict.RULE_VIOLATION, *failure)
+    out.cycles = cycles
     out.bound_cycles = bound_cycles(spec, job.case, job.chip, job.inputs)
     out.tier = spec.tiers.tier(out.cycles, out.bound_cycles)
     return run
+
+
+def _shadow(spec: ChallengeSpec, job: CaseJob, meta: Any, events: list, mapping: dict,
+            secret: int) -> tuple[str, list[str]] | None:
+    """Step 7: replay the trace on fresh inputs of the same case; None when they are right,
+    else the RULE_VIOLATION's (message, details)."""
+    fresh_case = replace(job.case, seed=derive_seed(secret, "shadow", job.chip, job.case.name))
+    fresh = spec.make_inputs(fresh_case)
+    contents, owner = _fresh_contents(meta, mapping, job, fresh)
+    try:
+        run2 = replay(events, meta.gm, contents, meta.chip, meta.block_num, meta.core_kind,
+                      meta.replay_options(), kernel=meta.kernel)
+    except ReplayError as e:  # cannot differ from the first replay, but be safe
+        return f"the recorded trace does not replay on fresh inputs: {e}", []
+    with np.errstate(all="ignore"):
+        _, fail2 = _precision(spec, job, run2, owner, spec.golden(fresh_case, fresh))
+    if fail2 is None:
+        return None
+    return ("the recorded instructions compute the right answer only for the data your process "
+            "was given: replayed on fresh inputs of the same case they give "
+            f"{fail2.message}. This challenge needs a kernel whose instructions do not depend "
+            "on the data: values computed from the data must not end up in instruction "
+            "arguments (scalars of duplicate/adds/muls, set_value), and data-dependent control "
+            "flow is not allowed.", fail2.details)
+
+
+_CAN_FORK = hasattr(os, "fork") and (os.cpu_count() or 1) > 1
+
+
+class _Forked:
+    """fn() in a forked copy of this process (copy-on-write: nothing is pickled in), its
+    result pickled back through a pipe. Only the grader's own code runs in the copy (the
+    replay executes the runtime's instructions, never the submission's code)."""
+
+    def __init__(self, fn: Any) -> None:
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the copy: compute, send, leave without running any exit handler
+            os.close(r)
+            try:
+                data = pickle.dumps(("ok", fn()))
+            except BaseException as exc:  # noqa: BLE001 - reported to the parent
+                data = pickle.dumps(("error", f"{type(exc).__name__}: {exc}"))
+            try:
+                with os.fdopen(w, "wb") as f:
+                    f.write(data)
+            finally:
+                os._exit(0)
+        os.close(w)
+        self.pid: int | None = pid
+        self.r = r
+
+    def result(self) -> Any:
+        """fn()'s value (waits for the copy); an exception in it is raised here."""
+        with os.fdopen(self.r, "rb") as f:
+            data = f.read()
+        self.r = -1
+        self._reap()
+        if not data:
+            raise RuntimeError("the forked fresh-input replay ended without a result")
+        kind, value = pickle.loads(data)  # noqa: S301 - written by our own fork
+        if kind == "error":
+            raise RuntimeError(f"the forked fresh-input replay failed: {value}")
+        return value
+
+    def close(self) -> None:
+        """Stop the copy if it still runs (the case failed before its result was needed)."""
+        if self.pid is not None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self._reap()
+        if self.r >= 0:
+            os.close(self.r)
+            self.r = -1
+
+    def _reap(self) -> None:
+        if self.pid is not None:
+            os.waitpid(self.pid, 0)
+            self.pid = None
 
 
 __all__ = ["CaseJob", "judge_case"]

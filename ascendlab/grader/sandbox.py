@@ -36,6 +36,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import isolation
@@ -171,11 +172,15 @@ def describe(namespaces: bool = True) -> list[str]:
 
 def run_sandboxed(job_dir: str, work_dir: str, limits: Limits, *, namespaces: bool = True,
                   uid: int | None = None, max_frames: int = 1024,
-                  bwrap: bool = True) -> SandboxResult:
+                  bwrap: bool = True,
+                  while_running: Callable[[Channel, threading.Event], None] | None = None,
+                  ) -> SandboxResult:
     """Run the harness on `job_dir` in a contained child; returns when it ends or is killed.
     `uid`: the job's private uid (the harness drops to it); records come back through a pipe
     (SandboxResult.channel). bwrap=False takes the unshare fallback even where bubblewrap
-    works."""
+    works. `while_running(channel, ended)` is called in this thread while the child runs (a
+    waiter thread keeps the wall limit; `ended` is set when the child is gone): the grader
+    judges the records that have arrived; if it raises, the child is killed."""
     bw = isolation.bwrap() if namespaces and bwrap else None
     prefix: tuple[str, ...] = () if bw or not namespaces else namespace_prefix()
     isolation_notes = ["python -I", "scrubbed env", "rlimits cpu/as/fsize/core", "wall timeout",
@@ -223,11 +228,30 @@ def run_sandboxed(job_dir: str, work_dir: str, limits: Limits, *, namespaces: bo
     out, err = _Drain(proc.stdout, cap), _Drain(proc.stderr, cap)
     out.start()
     err.start()
-    timed_out = False
+    timed_out = threading.Event()
+    ended = threading.Event()
+
+    def wait() -> None:
+        try:
+            proc.wait(timeout=limits.wall_s)
+        except subprocess.TimeoutExpired:
+            timed_out.set()
+        finally:
+            _kill_group(proc)
+            ended.set()
+
     try:
-        proc.wait(timeout=limits.wall_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
+        if while_running is None:
+            wait()
+        else:
+            waiter = threading.Thread(target=wait, daemon=True)
+            waiter.start()
+            try:
+                while_running(channel, ended)
+            finally:
+                if not ended.is_set():  # the callback failed: do not wait for the child
+                    _kill_group(proc)
+                waiter.join()
     finally:
         _kill_group(proc)
         proc.wait()
@@ -242,7 +266,7 @@ def run_sandboxed(job_dir: str, work_dir: str, limits: Limits, *, namespaces: bo
             p.close()
         except OSError:
             pass
-    return SandboxResult(returncode=proc.returncode, timed_out=timed_out, wall_s=wall,
+    return SandboxResult(returncode=proc.returncode, timed_out=timed_out.is_set(), wall_s=wall,
                          stdout=out.text(), stderr=err.text(), stdout_dropped=out.dropped,
                          stderr_dropped=err.dropped, isolation=isolation_notes,
                          channel=channel)
