@@ -99,8 +99,11 @@ def _untagged_hint(sub: Submission) -> str:
             "Cell Tags), or tag the cells the grader should skip `skip-grading`.)")
 
 
-def make_jobs(ch: Challenge, secret: int, public_only: bool = False) -> list[CaseJob]:
-    """Every (case, chip) the grader runs, with its inputs and golden outputs."""
+def make_jobs(ch: Challenge, secret: int, public_only: bool = False,
+              golden: bool = True) -> list[CaseJob]:
+    """Every (case, chip) the grader runs, with its inputs and golden outputs (golden=False:
+    left None, computed when the case is judged, or by grade's early judge while the child
+    starts)."""
     spec = ch.spec
     cases = list(spec.public_cases) if public_only else spec.cases(secret)
     jobs = []
@@ -112,11 +115,13 @@ def make_jobs(ch: Challenge, secret: int, public_only: bool = False) -> list[Cas
         for case in cases:
             if case.name not in inputs_of:
                 inputs_of[case.name] = spec.make_inputs(case)
-                golden_of[case.name] = spec.golden(case, inputs_of[case.name])
+                if golden:
+                    golden_of[case.name] = spec.golden(case, inputs_of[case.name])
             jobs.append(CaseJob(case=case, chip=chip, inputs=inputs_of[case.name],
                                 outputs=spec.outputs_for(case),
                                 params={**dict(case.params), "core_num": core_num},
-                                order=spec.inputs + spec.outputs, golden=golden_of[case.name]))
+                                order=spec.inputs + spec.outputs,
+                                golden=golden_of.get(case.name)))
     return jobs
 
 
@@ -151,7 +156,7 @@ def _grade(challenge: Any, submission: Any, opts: GradeOptions) -> Report:
                          f"{_untagged_hint(sub)}", shown, notes=sub.notes)
     secret = opts.secret if opts.secret is not None else secrets.randbits(63)
     limits = opts.limits or spec.limits
-    jobs = make_jobs(ch, secret, opts.public_only)
+    jobs = make_jobs(ch, secret, opts.public_only, golden=not opts.overlap)
     t_prep = time.perf_counter()
     isolation.sweep_leftovers()
     uid = isolation.new_job_uid()
@@ -213,6 +218,13 @@ class _EarlyJudge:
         self.seconds = 0.0
 
     def __call__(self, channel: Any, ended: Any) -> None:
+        golden_of: dict[str, Any] = {}  # while the child starts: the golden outputs
+        for job in self.jobs:
+            if job.golden is None:
+                job.golden = golden_of.get(job.case.name)
+                if job.golden is None:
+                    job.golden = golden_of[job.case.name] = self.ch.spec.golden(job.case,
+                                                                                job.inputs)
         for i, job in enumerate(self.jobs):
             while len(channel.cases) <= i:
                 if ended.is_set() or channel.error:

@@ -260,8 +260,12 @@ def _judge_checked(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, ou
         raise _Fail(Verdict.RULE_VIOLATION, str(violations[0]), [str(v) for v in violations])
     contents, owner = _fresh_contents(meta, mapping, job, job.inputs)
     # the fresh-input replay depends on the trace alone: on a spare core it runs beside this one
-    pending = (_Forked(lambda: _shadow(spec, job, meta, events, mapping, secret))
-               if shadow and parallel else None)
+    pending = None
+    if shadow and parallel:
+        try:
+            pending = _Forked(lambda: _shadow(spec, job, meta, events, mapping, secret))
+        except OSError:  # no process to spare: the fresh-input replay runs here, after
+            pending = None
     try:
         return _verdict(spec, job, rec, secret, out, shadow, meta, events, mapping, contents,
                         owner, pending)

@@ -248,9 +248,10 @@ def run_sandboxed(job_dir: str, work_dir: str, limits: Limits, *, namespaces: bo
             waiter.start()
             try:
                 while_running(channel, ended)
+            except BaseException:
+                _kill_group(proc)  # the callback failed: do not wait for the child
+                raise
             finally:
-                if not ended.is_set():  # the callback failed: do not wait for the child
-                    _kill_group(proc)
                 waiter.join()
     finally:
         _kill_group(proc)
