@@ -29,6 +29,7 @@ from . import isolation
 from . import rules as _rules
 from .challenge import Challenge, Limits, load_challenge
 from .judge import CaseJob, judge_case
+from .parallel import EarlyJudge
 from .perf import perf_report
 from .report import CaseReport, Report, Verdict
 from .sandbox import NOBODY, SandboxResult, run_sandboxed
@@ -161,7 +162,7 @@ def _grade(challenge: Any, submission: Any, opts: GradeOptions) -> Report:
     isolation.sweep_leftovers()
     uid = isolation.new_job_uid()
     root = isolation.job_root(uid)
-    early = _EarlyJudge(ch, jobs, secret, opts.shadow)
+    early = EarlyJudge(ch.spec, jobs, secret, opts.shadow, judge_case)
     try:
         job_dir, work_dir = _write_job(root, ch, sub, jobs, uid, _runner(sub, opts), limits)
         result = run_sandboxed(job_dir, work_dir, limits, namespaces=opts.namespaces, uid=uid,
@@ -202,41 +203,6 @@ def _grade(challenge: Any, submission: Any, opts: GradeOptions) -> Report:
     if early.seconds:
         report.timings["judge_while_sandboxed"] = early.seconds
     return report
-
-
-class _EarlyJudge:
-    """while_running of run_sandboxed: judge each case's record as soon as it has arrived (in
-    order, up to the first failure), while the child runs the next cases. judge_records takes
-    the results from `done` instead of judging those records again; a record is complete once
-    the channel holds it, and judging it depends on the record alone, so the verdicts are
-    those of judging after the child ended."""
-
-    def __init__(self, ch: Challenge, jobs: list[CaseJob], secret: int,
-                 shadow: bool | None) -> None:
-        self.ch, self.jobs, self.secret, self.shadow = ch, jobs, secret, shadow
-        self.done: dict[int, tuple[CaseReport, Any]] = {}
-        self.seconds = 0.0
-
-    def __call__(self, channel: Any, ended: Any) -> None:
-        golden_of: dict[str, Any] = {}  # while the child starts: the golden outputs
-        for job in self.jobs:
-            if job.golden is None:
-                job.golden = golden_of.get(job.case.name)
-                if job.golden is None:
-                    job.golden = golden_of[job.case.name] = self.ch.spec.golden(job.case,
-                                                                                job.inputs)
-        for i, job in enumerate(self.jobs):
-            while len(channel.cases) <= i:
-                if ended.is_set() or channel.error:
-                    return  # the rest is judged (or explained) after the child
-                ended.wait(0.01)
-            t0 = time.perf_counter()
-            cr, run = judge_case(self.ch.spec, job, channel.record(i), self.secret,
-                                 shadow=self.shadow, parallel=ended.is_set())
-            self.done[i] = (cr, run if job.case.perf else None)
-            self.seconds += time.perf_counter() - t0
-            if cr.verdict != Verdict.ACCEPTED:
-                return
 
 
 def judge_records(ch: Challenge, jobs: list[CaseJob], records: list[Any], secret: int,

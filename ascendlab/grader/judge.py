@@ -20,10 +20,7 @@ arguments to the grader's arrays, and hashes of the arrays after the call. The j
 
 from __future__ import annotations
 
-import os
-import pickle
 import re
-import signal
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -33,6 +30,7 @@ from .. import precision
 from ..analysis.sanitizer import sanitize
 from . import rules as _rules
 from .challenge import Case, ChallengeSpec, derive_seed
+from .parallel import CAN_FORK, Forked
 from .perf import bound_cycles
 from .replay import ReplayError, replay
 from .report import CaseReport, Verdict
@@ -220,7 +218,7 @@ def judge_case(spec: ChallengeSpec, job: CaseJob, rec: Any, secret: int, *,
     try:
         run = _judge(spec, job, rec, secret, out,
                      spec.rules.input_independent if shadow is None else shadow,
-                     parallel and _CAN_FORK)
+                     parallel and CAN_FORK)
         out.verdict = Verdict.ACCEPTED
         out.message = "correct"
     except _Fail as f:
@@ -263,7 +261,7 @@ def _judge_checked(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, ou
     pending = None
     if shadow and parallel:
         try:
-            pending = _Forked(lambda: _shadow(spec, job, meta, events, mapping, secret))
+            pending = Forked(lambda: _shadow(spec, job, meta, events, mapping, secret))
         except OSError:  # no process to spare: the fresh-input replay runs here, after
             pending = None
     try:
@@ -276,7 +274,7 @@ def _judge_checked(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, ou
 
 def _verdict(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, out: CaseReport,
              shadow: bool, meta: Any, events: list, mapping: dict, contents: dict,
-             owner: dict, pending: _Forked | None) -> Any:
+             owner: dict, pending: Forked | None) -> Any:
     """Steps 3-8 of the module docstring (the replays, checks and cycles)."""
     try:
         run = replay(events, meta.gm, contents, meta.chip, meta.block_num, meta.core_kind,
@@ -352,63 +350,6 @@ def _shadow(spec: ChallengeSpec, job: CaseJob, meta: Any, events: list, mapping:
             "on the data: values computed from the data must not end up in instruction "
             "arguments (scalars of duplicate/adds/muls, set_value), and data-dependent control "
             "flow is not allowed.", fail2.details)
-
-
-_CAN_FORK = hasattr(os, "fork") and (os.cpu_count() or 1) > 1
-
-
-class _Forked:
-    """fn() in a forked copy of this process (copy-on-write: nothing is pickled in), its
-    result pickled back through a pipe. Only the grader's own code runs in the copy (the
-    replay executes the runtime's instructions, never the submission's code)."""
-
-    def __init__(self, fn: Any) -> None:
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the copy: compute, send, leave without running any exit handler
-            os.close(r)
-            try:
-                data = pickle.dumps(("ok", fn()))
-            except BaseException as exc:  # noqa: BLE001 - reported to the parent
-                data = pickle.dumps(("error", f"{type(exc).__name__}: {exc}"))
-            try:
-                with os.fdopen(w, "wb") as f:
-                    f.write(data)
-            finally:
-                os._exit(0)
-        os.close(w)
-        self.pid: int | None = pid
-        self.r = r
-
-    def result(self) -> Any:
-        """fn()'s value (waits for the copy); an exception in it is raised here."""
-        with os.fdopen(self.r, "rb") as f:
-            data = f.read()
-        self.r = -1
-        self._reap()
-        if not data:
-            raise RuntimeError("the forked fresh-input replay ended without a result")
-        kind, value = pickle.loads(data)  # noqa: S301 - written by our own fork
-        if kind == "error":
-            raise RuntimeError(f"the forked fresh-input replay failed: {value}")
-        return value
-
-    def close(self) -> None:
-        """Stop the copy if it still runs (the case failed before its result was needed)."""
-        if self.pid is not None:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self._reap()
-        if self.r >= 0:
-            os.close(self.r)
-            self.r = -1
-
-    def _reap(self) -> None:
-        if self.pid is not None:
-            os.waitpid(self.pid, 0)
-            self.pid = None
 
 
 __all__ = ["CaseJob", "judge_case"]
