@@ -261,7 +261,7 @@ def _judge_checked(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, ou
     pending = None
     if shadow and parallel:
         try:
-            pending = Forked(lambda: _shadow(spec, job, meta, events, mapping, secret))
+            pending = Forked(lambda: _shadow(spec, job, meta, events, mapping, secret, True))
         except OSError:  # no process to spare: the fresh-input replay runs here, after
             pending = None
     try:
@@ -306,32 +306,44 @@ def _verdict(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, out: Cas
                         f"written outside emulated instructions (numpy on the arrays, a patched "
                         f"runtime or numpy, a cached result). Only what the kernel's "
                         f"instructions compute counts.")
-    found = list(run.findings) + sanitize(run)
-    if found:
-        lines = [f"{f.kind}: {f.message}" + (f" [{', '.join(f.lines)}]" if f.lines else "")
-                 for f in found]
-        raise _Fail(Verdict.SANITIZER_ERROR, f"the sanitizer found {len(found)} problem(s); "
-                    f"first: {found[0].kind}: {found[0].message}", lines[:20])
+    if pending is None:
+        _sanitizer_verdict(list(run.findings) + sanitize(run))
     golden = job.golden if job.golden is not None else spec.golden(job.case, job.inputs)
-    out.precision, fail = _precision(spec, job, run, owner, golden)
+    precision_report, fail = _precision(spec, job, run, owner, golden)
+    if pending is not None:
+        cycles = int(run.cycles)  # while the fork runs
+        failure, findings = pending.result()
+        # the fork sanitized its own replay: the same trace (both replays reproduce it), GM
+        # layout, chip and options; the sanitizer reads nothing else (analysis/sanitizer.py)
+        _sanitizer_verdict(list(run.findings) + (sanitize(run) if findings is None
+                                                 else findings))
+    out.precision = precision_report
     if fail is not None:
         raise fail
-    cycles = int(run.cycles)
-    if shadow:
-        failure = pending.result() if pending is not None else _shadow(spec, job, meta, events,
-                                                                        mapping, secret)
-        if failure is not None:
-            raise _Fail(Verdict.RULE_VIOLATION, *failure)
+    if pending is None:
+        cycles = int(run.cycles)
+        failure = _shadow(spec, job, meta, events, mapping, secret)[0] if shadow else None
+    if failure is not None:
+        raise _Fail(Verdict.RULE_VIOLATION, *failure)
     out.cycles = cycles
     out.bound_cycles = bound_cycles(spec, job.case, job.chip, job.inputs)
     out.tier = spec.tiers.tier(out.cycles, out.bound_cycles)
     return run
 
 
+def _sanitizer_verdict(found: list) -> None:
+    if found:
+        lines = [f"{f.kind}: {f.message}" + (f" [{', '.join(f.lines)}]" if f.lines else "")
+                 for f in found]
+        raise _Fail(Verdict.SANITIZER_ERROR, f"the sanitizer found {len(found)} problem(s); "
+                    f"first: {found[0].kind}: {found[0].message}", lines[:20])
+
+
 def _shadow(spec: ChallengeSpec, job: CaseJob, meta: Any, events: list, mapping: dict,
-            secret: int) -> tuple[str, list[str]] | None:
-    """Step 7: replay the trace on fresh inputs of the same case; None when they are right,
-    else the RULE_VIOLATION's (message, details)."""
+            secret: int, sanitized: bool = False) -> tuple[tuple[str, list[str]] | None, Any]:
+    """Step 7: replay the trace on fresh inputs of the same case. (None when they are right,
+    else the RULE_VIOLATION's (message, details); with `sanitized`, the sanitizer's findings
+    on this replay, None when it did not replay)."""
     fresh_case = replace(job.case, seed=derive_seed(secret, "shadow", job.chip, job.case.name))
     fresh = spec.make_inputs(fresh_case)
     contents, owner = _fresh_contents(meta, mapping, job, fresh)
@@ -339,17 +351,18 @@ def _shadow(spec: ChallengeSpec, job: CaseJob, meta: Any, events: list, mapping:
         run2 = replay(events, meta.gm, contents, meta.chip, meta.block_num, meta.core_kind,
                       meta.replay_options(), kernel=meta.kernel)
     except ReplayError as e:  # cannot differ from the first replay, but be safe
-        return f"the recorded trace does not replay on fresh inputs: {e}", []
+        return (f"the recorded trace does not replay on fresh inputs: {e}", []), None
+    found = sanitize(run2) if sanitized else None
     with np.errstate(all="ignore"):
         _, fail2 = _precision(spec, job, run2, owner, spec.golden(fresh_case, fresh))
     if fail2 is None:
-        return None
+        return None, found
     return ("the recorded instructions compute the right answer only for the data your process "
             "was given: replayed on fresh inputs of the same case they give "
             f"{fail2.message}. This challenge needs a kernel whose instructions do not depend "
             "on the data: values computed from the data must not end up in instruction "
             "arguments (scalars of duplicate/adds/muls, set_value), and data-dependent control "
-            "flow is not allowed.", fail2.details)
+            "flow is not allowed.", fail2.details), found
 
 
 __all__ = ["CaseJob", "judge_case"]

@@ -15,7 +15,7 @@ from ascendlab.grader.harness import run_case
 from ascendlab.grader.judge import judge_case
 from ascendlab.grader.wire import poisoned
 
-from .conftest import MINI, SECRET, compose, grade_mini
+from .conftest import MINI, SECRET, SOLUTIONS, compose, grade_mini
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -39,13 +39,15 @@ def test_overlapped_grading_gives_the_same_report(tmp_path):
 
 
 @pytest.mark.parametrize("hostile,verdict", [("honest", Verdict.ACCEPTED),
-                                             ("baked_scalars", Verdict.RULE_VIOLATION)])
+                                             ("baked_scalars", Verdict.RULE_VIOLATION),
+                                             ("mini_race", Verdict.SANITIZER_ERROR)])
 def test_the_forked_fresh_input_replay_judges_like_the_serial_one(tmp_path, hostile, verdict):
-    """judge_case on the same record, with the fresh-input replay in this process and in a
-    fork: the same case report (a baked answer is caught in the fork too)."""
+    """judge_case on the same record, with the fresh-input replay (and the sanitizer) in this
+    process and in a fork: the same case report (a baked answer, a race are caught too)."""
     ch = load_challenge(MINI)
     job = make_jobs(ch, SECRET, public_only=True)[0]
-    launch = runpy.run_path(str(compose(tmp_path, hostile)))["launch"]
+    path = SOLUTIONS / f"{hostile}.py" if hostile == "mini_race" else compose(tmp_path, hostile)
+    launch = runpy.run_path(str(path))["launch"]
     arrays = {n: a.copy() for n, a in job.inputs.items()}
     arrays.update({n: poisoned(s, d) for n, (s, d) in job.outputs.items()})
     rec = run_case(launch, arrays, job.order, job.params, job.chip, None)
@@ -53,5 +55,8 @@ def test_the_forked_fresh_input_replay_judges_like_the_serial_one(tmp_path, host
     forked, _ = judge_case(ch.spec, job, rec, SECRET, shadow=True, parallel=True)
     assert serial.verdict == forked.verdict == verdict, (serial.message, forked.message)
     assert forked.message == serial.message and forked.cycles == serial.cycles
+    assert forked.details == serial.details and forked.precision == serial.precision
     if verdict == Verdict.RULE_VIOLATION:
         assert "fresh inputs" in forked.message
+    if verdict == Verdict.SANITIZER_ERROR:
+        assert "racecheck" in forked.message
