@@ -29,6 +29,7 @@ from . import isolation
 from . import rules as _rules
 from .challenge import Challenge, Limits, load_challenge
 from .judge import CaseJob, judge_case
+from .parallel import EarlyJudge
 from .perf import perf_report
 from .report import CaseReport, Report, Verdict
 from .sandbox import NOBODY, SandboxResult, run_sandboxed
@@ -51,6 +52,10 @@ class GradeOptions:
     # notebooks: "papermill" (a Jupyter kernel in the sandbox, grader/notebook.py), "script"
     # (the graded cells joined into one .py) or "auto" (papermill when it is installed)
     notebook_runner: str = "auto"
+    # use a second core: judge each case's record as soon as it arrives, while the child runs
+    # the next cases, and once the child has ended replay on fresh inputs in a forked copy of
+    # the grader beside the first replay (the verdicts are the same either way)
+    overlap: bool = True
 
 
 def grade(challenge: str | os.PathLike | Challenge, submission: str | os.PathLike | Submission,
@@ -95,8 +100,11 @@ def _untagged_hint(sub: Submission) -> str:
             "Cell Tags), or tag the cells the grader should skip `skip-grading`.)")
 
 
-def make_jobs(ch: Challenge, secret: int, public_only: bool = False) -> list[CaseJob]:
-    """Every (case, chip) the grader runs, with its inputs and golden outputs."""
+def make_jobs(ch: Challenge, secret: int, public_only: bool = False,
+              golden: bool = True) -> list[CaseJob]:
+    """Every (case, chip) the grader runs, with its inputs and golden outputs (golden=False:
+    left None, computed when the case is judged, or by grade's early judge while the child
+    starts)."""
     spec = ch.spec
     cases = list(spec.public_cases) if public_only else spec.cases(secret)
     jobs = []
@@ -108,11 +116,13 @@ def make_jobs(ch: Challenge, secret: int, public_only: bool = False) -> list[Cas
         for case in cases:
             if case.name not in inputs_of:
                 inputs_of[case.name] = spec.make_inputs(case)
-                golden_of[case.name] = spec.golden(case, inputs_of[case.name])
+                if golden:
+                    golden_of[case.name] = spec.golden(case, inputs_of[case.name])
             jobs.append(CaseJob(case=case, chip=chip, inputs=inputs_of[case.name],
                                 outputs=spec.outputs_for(case),
                                 params={**dict(case.params), "core_num": core_num},
-                                order=spec.inputs + spec.outputs, golden=golden_of[case.name]))
+                                order=spec.inputs + spec.outputs,
+                                golden=golden_of.get(case.name)))
     return jobs
 
 
@@ -147,15 +157,17 @@ def _grade(challenge: Any, submission: Any, opts: GradeOptions) -> Report:
                          f"{_untagged_hint(sub)}", shown, notes=sub.notes)
     secret = opts.secret if opts.secret is not None else secrets.randbits(63)
     limits = opts.limits or spec.limits
-    jobs = make_jobs(ch, secret, opts.public_only)
+    jobs = make_jobs(ch, secret, opts.public_only, golden=not opts.overlap)
     t_prep = time.perf_counter()
     isolation.sweep_leftovers()
     uid = isolation.new_job_uid()
     root = isolation.job_root(uid)
+    early = EarlyJudge(ch.spec, jobs, secret, opts.shadow, judge_case)
     try:
         job_dir, work_dir = _write_job(root, ch, sub, jobs, uid, _runner(sub, opts), limits)
         result = run_sandboxed(job_dir, work_dir, limits, namespaces=opts.namespaces, uid=uid,
-                               max_frames=2 * len(jobs) + 4, bwrap=opts.sandbox == "auto")
+                               max_frames=2 * len(jobs) + 4, bwrap=opts.sandbox == "auto",
+                               while_running=early if opts.overlap else None)
         t_run = time.perf_counter()
     finally:
         if not opts.keep_dir:
@@ -184,27 +196,36 @@ def _grade(challenge: Any, submission: Any, opts: GradeOptions) -> Report:
     if result.stdout_dropped or result.stderr_dropped:
         report.notes.append(f"your output was cut at {limits.output_kb} KiB per stream "
                             f"({result.stdout_dropped + result.stderr_dropped:,} bytes dropped)")
-    _judge_all(ch, jobs, records, secret, report, result, progress, limits, opts)
+    _judge_all(ch, jobs, records, secret, report, result, progress, limits, opts, early.done)
     t_end = time.perf_counter()
     report.timings.update({"prepare": t_prep - t0, "sandbox": t_run - t_prep,
                            "judge": t_end - t_run})
+    if early.seconds:
+        report.timings["judge_while_sandboxed"] = early.seconds
     return report
 
 
 def judge_records(ch: Challenge, jobs: list[CaseJob], records: list[Any], secret: int,
-                  report: Report, shadow: bool | None = None) -> None:
-    """Judge records in order until the first failure; fills report.cases/perf/verdict."""
+                  report: Report, shadow: bool | None = None,
+                  done: dict[int, tuple[CaseReport, Any]] | None = None,
+                  parallel: bool = False) -> None:
+    """Judge records in order until the first failure; fills report.cases/perf/verdict.
+    `done`: (report, run) of records already judged, by index (grade's early judge);
+    `parallel`: fresh-input replays in a forked process (judge_case)."""
     spec = ch.spec
     failed: CaseReport | None = None
     runs: dict[str, Any] = {}
-    for job, rec in zip(jobs, records):
+    done = done or {}
+    arrived = records.count() if isinstance(records, _Records) else len(records)
+    for i, job in enumerate(jobs[:arrived]):
         if failed is not None:
             report.cases.append(CaseReport(case=job.case.name, chip=job.chip,
                                            shape=job.case.shape, dtype=job.case.dtype,
                                            kind=job.case.kind, hidden=job.case.hidden,
                                            perf=job.case.perf))
             continue
-        cr, run = judge_case(spec, job, rec, secret, shadow=shadow)
+        cr, run = done[i] if i in done else judge_case(spec, job, records[i], secret,
+                                                       shadow=shadow, parallel=parallel)
         report.cases.append(cr)
         if cr.verdict != Verdict.ACCEPTED:
             failed = cr
@@ -230,16 +251,16 @@ def judge_records(ch: Challenge, jobs: list[CaseJob], records: list[Any], secret
 
 def _judge_all(ch: Challenge, jobs: list[CaseJob], records: _Records, secret: int,
                report: Report, result: SandboxResult, progress: str, limits: Limits,
-               opts: GradeOptions) -> None:
+               opts: GradeOptions, done: dict[int, tuple[CaseReport, Any]]) -> None:
     """Records present: judge them; the first missing one says how the child ended. A child
     that sent every record but then died (a signal, a non-zero exit) fails too: how it ended
     is part of the verdict."""
     n = records.count()
     if n == len(jobs) and not result.timed_out and result.returncode == 0:
-        judge_records(ch, jobs, records, secret, report, opts.shadow)
+        judge_records(ch, jobs, records, secret, report, opts.shadow, done, opts.overlap)
         return
     # judge what came back first: an earlier failure is the better message
-    judge_records(ch, jobs[:n], records, secret, report, opts.shadow)
+    judge_records(ch, jobs[:n], records, secret, report, opts.shadow, done, opts.overlap)
     if report.verdict != Verdict.ACCEPTED:
         _pad(report, jobs[n:])
         return

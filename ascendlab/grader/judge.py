@@ -30,6 +30,7 @@ from .. import precision
 from ..analysis.sanitizer import sanitize
 from . import rules as _rules
 from .challenge import Case, ChallengeSpec, derive_seed
+from .parallel import CAN_FORK, Forked
 from .perf import bound_cycles
 from .replay import ReplayError, replay
 from .report import CaseReport, Verdict
@@ -206,15 +207,18 @@ def _num(v: Any) -> Any:
 
 
 def judge_case(spec: ChallengeSpec, job: CaseJob, rec: Any, secret: int, *,
-               shadow: bool | None = None) -> tuple[CaseReport, Any]:
-    """The verdict of one case from the submission's record; returns (report, replayed Run)."""
+               shadow: bool | None = None, parallel: bool = False) -> tuple[CaseReport, Any]:
+    """The verdict of one case from the submission's record; returns (report, replayed Run).
+    parallel: run the fresh-input replay in a forked process beside the first replay (the
+    grader's own process, when a core is free; never in a learner's notebook)."""
     case = job.case
     out = CaseReport(case=case.name, chip=job.chip, shape=case.shape, dtype=case.dtype,
                      kind=case.kind, hidden=case.hidden, perf=case.perf)
     run = None
     try:
         run = _judge(spec, job, rec, secret, out,
-                     spec.rules.input_independent if shadow is None else shadow)
+                     spec.rules.input_independent if shadow is None else shadow,
+                     parallel and CAN_FORK)
         out.verdict = Verdict.ACCEPTED
         out.message = "correct"
     except _Fail as f:
@@ -223,13 +227,13 @@ def judge_case(spec: ChallengeSpec, job: CaseJob, rec: Any, secret: int, *,
 
 
 def _judge(spec: ChallengeSpec, job: CaseJob, rec: Any, secret: int, out: CaseReport,
-           shadow: bool) -> Any:
+           shadow: bool, parallel: bool) -> Any:
     with np.errstate(all="ignore"):
-        return _judge_checked(spec, job, _check_record(rec, job), secret, out, shadow)
+        return _judge_checked(spec, job, _check_record(rec, job), secret, out, shadow, parallel)
 
 
 def _judge_checked(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, out: CaseReport,
-                   shadow: bool) -> Any:
+                   shadow: bool, parallel: bool) -> Any:
     if rec["error"] is not None:
         raise _error_verdict(rec["error"])
     if rec["launches"] != 1:
@@ -253,6 +257,25 @@ def _judge_checked(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, ou
     if violations:
         raise _Fail(Verdict.RULE_VIOLATION, str(violations[0]), [str(v) for v in violations])
     contents, owner = _fresh_contents(meta, mapping, job, job.inputs)
+    # the fresh-input replay depends on the trace alone: on a spare core it runs beside this one
+    pending = None
+    if shadow and parallel:
+        try:
+            pending = Forked(lambda: _shadow(spec, job, meta, events, mapping, secret, True))
+        except OSError:  # no process to spare: the fresh-input replay runs here, after
+            pending = None
+    try:
+        return _verdict(spec, job, rec, secret, out, shadow, meta, events, mapping, contents,
+                        owner, pending)
+    finally:
+        if pending is not None:
+            pending.close()
+
+
+def _verdict(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, out: CaseReport,
+             shadow: bool, meta: Any, events: list, mapping: dict, contents: dict,
+             owner: dict, pending: Forked | None) -> Any:
+    """Steps 3-8 of the module docstring (the replays, checks and cycles)."""
     try:
         run = replay(events, meta.gm, contents, meta.chip, meta.block_num, meta.core_kind,
                      meta.replay_options(), kernel=meta.kernel)
@@ -283,41 +306,63 @@ def _judge_checked(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, ou
                         f"written outside emulated instructions (numpy on the arrays, a patched "
                         f"runtime or numpy, a cached result). Only what the kernel's "
                         f"instructions compute counts.")
-    found = list(run.findings) + sanitize(run)
+    if pending is None:
+        _sanitizer_verdict(list(run.findings) + sanitize(run))
+    golden = job.golden if job.golden is not None else spec.golden(job.case, job.inputs)
+    precision_report, fail = _precision(spec, job, run, owner, golden)
+    if pending is not None:
+        cycles = int(run.cycles)  # while the fork runs
+        failure, findings = pending.result()
+        # the fork sanitized its own replay: the same trace (both replays reproduce it), GM
+        # layout, chip and options; the sanitizer reads nothing else (analysis/sanitizer.py)
+        _sanitizer_verdict(list(run.findings) + (sanitize(run) if findings is None
+                                                 else findings))
+    out.precision = precision_report
+    if fail is not None:
+        raise fail
+    if pending is None:
+        cycles = int(run.cycles)
+        failure = _shadow(spec, job, meta, events, mapping, secret)[0] if shadow else None
+    if failure is not None:
+        raise _Fail(Verdict.RULE_VIOLATION, *failure)
+    out.cycles = cycles
+    out.bound_cycles = bound_cycles(spec, job.case, job.chip, job.inputs)
+    out.tier = spec.tiers.tier(out.cycles, out.bound_cycles)
+    return run
+
+
+def _sanitizer_verdict(found: list) -> None:
     if found:
         lines = [f"{f.kind}: {f.message}" + (f" [{', '.join(f.lines)}]" if f.lines else "")
                  for f in found]
         raise _Fail(Verdict.SANITIZER_ERROR, f"the sanitizer found {len(found)} problem(s); "
                     f"first: {found[0].kind}: {found[0].message}", lines[:20])
-    golden = job.golden if job.golden is not None else spec.golden(job.case, job.inputs)
-    out.precision, fail = _precision(spec, job, run, owner, golden)
-    if fail is not None:
-        raise fail
-    if shadow:
-        fresh_case = replace(job.case, seed=derive_seed(secret, "shadow", job.chip,
-                                                        job.case.name))
-        fresh = spec.make_inputs(fresh_case)
-        contents, _ = _fresh_contents(meta, mapping, job, fresh)
-        try:
-            run2 = replay(events, meta.gm, contents, meta.chip, meta.block_num,
-                          meta.core_kind, meta.replay_options(), kernel=meta.kernel)
-        except ReplayError as e:  # cannot differ from the first replay, but be safe
-            raise _Fail(Verdict.RULE_VIOLATION, f"the recorded trace does not replay on "
-                        f"fresh inputs: {e}") from None
+
+
+def _shadow(spec: ChallengeSpec, job: CaseJob, meta: Any, events: list, mapping: dict,
+            secret: int, sanitized: bool = False) -> tuple[tuple[str, list[str]] | None, Any]:
+    """Step 7: replay the trace on fresh inputs of the same case. (None when they are right,
+    else the RULE_VIOLATION's (message, details); with `sanitized`, the sanitizer's findings
+    on this replay, None when it did not replay)."""
+    fresh_case = replace(job.case, seed=derive_seed(secret, "shadow", job.chip, job.case.name))
+    fresh = spec.make_inputs(fresh_case)
+    contents, owner = _fresh_contents(meta, mapping, job, fresh)
+    try:
+        run2 = replay(events, meta.gm, contents, meta.chip, meta.block_num, meta.core_kind,
+                      meta.replay_options(), kernel=meta.kernel)
+    except ReplayError as e:  # cannot differ from the first replay, but be safe
+        return (f"the recorded trace does not replay on fresh inputs: {e}", []), None
+    found = sanitize(run2) if sanitized else None
+    with np.errstate(all="ignore"):
         _, fail2 = _precision(spec, job, run2, owner, spec.golden(fresh_case, fresh))
-        if fail2 is not None:
-            raise _Fail(Verdict.RULE_VIOLATION,
-                        "the recorded instructions compute the right answer only for the data "
-                        "your process was given: replayed on fresh inputs of the same case "
-                        f"they give {fail2.message}. This challenge needs a kernel whose "
-                        "instructions do not depend on the data: values computed from the "
-                        "data must not end up in instruction arguments (scalars of "
-                        "duplicate/adds/muls, set_value), and data-dependent control flow is "
-                        "not allowed.", fail2.details)
-    out.cycles = int(run.cycles)
-    out.bound_cycles = bound_cycles(spec, job.case, job.chip, job.inputs)
-    out.tier = spec.tiers.tier(out.cycles, out.bound_cycles)
-    return run
+    if fail2 is None:
+        return None, found
+    return ("the recorded instructions compute the right answer only for the data your process "
+            "was given: replayed on fresh inputs of the same case they give "
+            f"{fail2.message}. This challenge needs a kernel whose instructions do not depend "
+            "on the data: values computed from the data must not end up in instruction "
+            "arguments (scalars of duplicate/adds/muls, set_value), and data-dependent control "
+            "flow is not allowed.", fail2.details), found
 
 
 __all__ = ["CaseJob", "judge_case"]

@@ -36,6 +36,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import isolation
@@ -171,11 +172,15 @@ def describe(namespaces: bool = True) -> list[str]:
 
 def run_sandboxed(job_dir: str, work_dir: str, limits: Limits, *, namespaces: bool = True,
                   uid: int | None = None, max_frames: int = 1024,
-                  bwrap: bool = True) -> SandboxResult:
+                  bwrap: bool = True,
+                  while_running: Callable[[Channel, threading.Event], None] | None = None,
+                  ) -> SandboxResult:
     """Run the harness on `job_dir` in a contained child; returns when it ends or is killed.
     `uid`: the job's private uid (the harness drops to it); records come back through a pipe
     (SandboxResult.channel). bwrap=False takes the unshare fallback even where bubblewrap
-    works."""
+    works. `while_running(channel, ended)` is called in this thread while the child runs (a
+    waiter thread keeps the wall limit; `ended` is set when the child is gone): the grader
+    judges the records that have arrived; if it raises, the child is killed."""
     bw = isolation.bwrap() if namespaces and bwrap else None
     prefix: tuple[str, ...] = () if bw or not namespaces else namespace_prefix()
     isolation_notes = ["python -I", "scrubbed env", "rlimits cpu/as/fsize/core", "wall timeout",
@@ -206,6 +211,7 @@ def run_sandboxed(job_dir: str, work_dir: str, limits: Limits, *, namespaces: bo
     with open(limits_path, "w") as f:
         json.dump(rlimits(limits, nproc), f)
     read_end, write_end = os.pipe()
+    _widen(write_end)
     channel = Channel(read_end, max_record=int(limits.record_mb) * 1024 * 1024,
                       max_total=int(limits.records_mb) * 1024 * 1024, max_frames=max_frames)
     cmd = wrap + [sys.executable, "-I", "-m", "ascendlab.grader.harness", job_dir,
@@ -223,11 +229,31 @@ def run_sandboxed(job_dir: str, work_dir: str, limits: Limits, *, namespaces: bo
     out, err = _Drain(proc.stdout, cap), _Drain(proc.stderr, cap)
     out.start()
     err.start()
-    timed_out = False
+    timed_out = threading.Event()
+    ended = threading.Event()
+
+    def wait() -> None:
+        try:
+            proc.wait(timeout=limits.wall_s)
+        except subprocess.TimeoutExpired:
+            timed_out.set()
+        finally:
+            _kill_group(proc)
+            ended.set()
+
     try:
-        proc.wait(timeout=limits.wall_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
+        if while_running is None:
+            wait()
+        else:
+            waiter = threading.Thread(target=wait, daemon=True)
+            waiter.start()
+            try:
+                while_running(channel, ended)
+            except BaseException:
+                _kill_group(proc)  # the callback failed: do not wait for the child
+                raise
+            finally:
+                waiter.join()
     finally:
         _kill_group(proc)
         proc.wait()
@@ -242,10 +268,22 @@ def run_sandboxed(job_dir: str, work_dir: str, limits: Limits, *, namespaces: bo
             p.close()
         except OSError:
             pass
-    return SandboxResult(returncode=proc.returncode, timed_out=timed_out, wall_s=wall,
+    return SandboxResult(returncode=proc.returncode, timed_out=timed_out.is_set(), wall_s=wall,
                          stdout=out.text(), stderr=err.text(), stdout_dropped=out.dropped,
                          stderr_dropped=err.dropped, isolation=isolation_notes,
                          channel=channel)
+
+
+def _widen(fd: int) -> None:
+    """A 1 MiB pipe (Linux; the default is 64 KiB): the channel thread then wakes, and takes
+    the GIL from a judge judging in the main thread, once per MiB of records rather than per
+    64 KiB, so the child does not stall on a full pipe while the grader judges."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
+    except (ImportError, AttributeError, OSError):
+        pass  # the default size: slower under overlap, same records
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

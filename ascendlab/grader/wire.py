@@ -122,9 +122,15 @@ def dump_trace(run: Run) -> dict:
         return k
 
     events = []
+    done: dict[tuple, list] = {}  # Access tuples repeat (tiles, buffers): convert each once
     for e in run.trace:
-        acc = [[[a.space, a.addr, a.nbytes, sid(a.name), a.count, a.stride] for a in accs]
-               for accs in (e.reads, e.writes)]
+        acc = []
+        for accs in (e.reads, e.writes):
+            rec = done.get(accs)
+            if rec is None:
+                rec = done[accs] = [[a.space, a.addr, a.nbytes, sid(a.name), a.count, a.stride]
+                                    for a in accs]
+            acc.append(rec)
         s = e.sync
         sync = None if s is None else [s.kind, s.src, s.dst, _value(list(s.key)), s.implicit]
         args = [[k, _value(v)] for k, v in e.args]
@@ -203,33 +209,46 @@ def load_trace(obj: Any, *, max_events: int = MAX_EVENTS) -> list[Event]:
     raw = _list(obj.get("events"), max_events, "events")
     syncs: dict[tuple, Sync] = {}
     shared_args: dict[tuple, tuple] = {}
+    seen: dict[tuple, Access] = {}
     out: list[Event] = []
     append = out.append
     for i, ev in enumerate(raw):
         try:
-            append(_event(ev, strings, n_str, syncs, shared_args))
+            append(_event(ev, strings, n_str, syncs, shared_args, seen))
         except WireError as exc:
             raise WireError(f"event {i}: {exc}") from None
     return out
 
 
-def _accesses(v: Any, strings: list[str], n_str: int, what: str) -> tuple[Access, ...]:
+def _accesses(v: Any, strings: list[str], n_str: int, what: str,
+              seen: dict[tuple, Access]) -> tuple[Access, ...]:
+    """Accesses validated field by field; `seen` holds those already validated, by their raw
+    fields (an equal raw list gives the same, already validated, Access)."""
     items = _list(v, MAX_ACCESSES, what)
     out = []
     for a in items:
         if type(a) is not list or len(a) != 6:
             raise WireError(f"{what}: an access is [space, addr, nbytes, name, count, stride]")
-        space, addr, nbytes, name, count, stride = a
-        out.append(_new(Access, (_str(space, SPACES, "access space"),
-                                 _int(addr, 0, 1 << 63, "access addr"),
-                                 _int(nbytes, 0, 1 << 40, "access nbytes"),
-                                 strings[_int(name, 0, n_str, "access name")],
-                                 _int(count, 0, 1 << 32, "access count"),
-                                 _int(stride, 0, 1 << 40, "access stride"))))
+        key = tuple(a)
+        try:
+            acc = seen.get(key)
+        except TypeError:  # an unhashable field: not an access, say which below
+            acc = None
+        if acc is None:
+            space, addr, nbytes, name, count, stride = a
+            acc = _new(Access, (_str(space, SPACES, "access space"),
+                                _int(addr, 0, 1 << 63, "access addr"),
+                                _int(nbytes, 0, 1 << 40, "access nbytes"),
+                                strings[_int(name, 0, n_str, "access name")],
+                                _int(count, 0, 1 << 32, "access count"),
+                                _int(stride, 0, 1 << 40, "access stride")))
+            seen[key] = acc
+        out.append(acc)
     return tuple(out)
 
 
-def _event(ev: Any, strings: list[str], n_str: int, syncs: dict, shared_args: dict) -> Event:
+def _event(ev: Any, strings: list[str], n_str: int, syncs: dict, shared_args: dict,
+           seen: dict) -> Event:
     if type(ev) is not list or len(ev) != 12:
         raise WireError("an event is a list of 12 fields")
     core, pipe, op, reads, writes, count, dtype, repeats, file, line, sync, args = ev
@@ -237,8 +256,8 @@ def _event(ev: Any, strings: list[str], n_str: int, syncs: dict, shared_args: di
     pipe = _str(pipe, PIPES, "pipe")
     if type(op) is not str or op not in RECORDABLE_OPS:
         raise WireError(f"op {_show(op)} is not an instruction the grader can replay")
-    r = _accesses(reads, strings, n_str, "reads")
-    w = _accesses(writes, strings, n_str, "writes")
+    r = _accesses(reads, strings, n_str, "reads", seen)
+    w = _accesses(writes, strings, n_str, "writes", seen)
     count = _int(count, 0, 1 << 48, "count")
     dtype = _str(dtype, DTYPES, "dtype")
     repeats = _int(repeats, 0, 1 << 48, "repeats")

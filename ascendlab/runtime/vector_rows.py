@@ -28,7 +28,8 @@ Assumptions (not in the docs): a block whose lanes are all masked out gets 0 (su
 (max) or +inf (min), and all 8 results of a repeat are written; masked-out lanes add 0 to a
 pair sum; a 32 B dst alignment for pair_reduce_sum; among equal values max/min keep the value
 (no index is written). Counter mode (set_mask_count) is not emulated for these instructions
-(NotImplementedError). The grader does not re-issue them (registered replayable=False).
+(NotImplementedError). The grader re-issues them from their recorded lanes, repeat count and
+strides (ascendlab/grader/replay/rows.py).
 """
 
 from __future__ import annotations
@@ -49,10 +50,11 @@ from .vector_reduce import _finish, _int, _lanes, arg_extreme, operand, repeat_a
 
 _getframe = sys._getframe
 
-for _op in ("block_reduce_sum", "block_reduce_max", "block_reduce_min", "pair_reduce_sum",
-            "repeat_reduce_sum"):
-    register_op(_op, "V", "reduce", flops_per_elem=1, replayable=False, module=__name__)
-register_op("brcb", "V", "elementwise", flops_per_elem=1, replayable=False, module=__name__)
+vector_ops = ("block_reduce_sum", "block_reduce_max", "block_reduce_min", "pair_reduce_sum",
+              "repeat_reduce_sum", "brcb")
+for _op in vector_ops[:-1]:
+    register_op(_op, "V", "reduce", flops_per_elem=1, module=__name__)
+register_op("brcb", "V", "elementwise", flops_per_elem=1, module=__name__)
 
 BRCB_DTYPES = frozenset({"float16", "int16", "uint16", "float32", "int32", "uint32"})
 

@@ -70,6 +70,10 @@ class Replayer:
         # (core, queue, slot) -> state; (core, queue) -> (space, num, producer, consumer)
         self.qstate: dict[tuple[int, int, int], list] = {}
         self.queues: dict[tuple[int, int], list] = {}
+        # local() results by their arguments: the runtime's instructions never modify their
+        # operands, so one LocalTensor serves every event with the same operand (cleared when
+        # an init_buffer changes the slots that decide a tensor's end)
+        self._locals: dict[tuple, LocalTensor] = {}
 
     def core(self, idx: int) -> CoreState:
         c = self.cores.get(idx)
@@ -91,6 +95,18 @@ class Replayer:
               pos: TPosition | None = None, hi: int | None = None,
               cls: type = LocalTensor) -> LocalTensor:
         """The LocalTensor starting at byte `addr` (default: the Access's) of a's space."""
+        key = (c.idx, a.space, a.addr if addr is None else addr, dtype, pos, hi, cls, a.name)
+        t = self._locals.get(key)
+        if t is None:
+            t = self._locals[key] = self._local(c, a, dtype, addr, pos, hi, cls)
+        return t
+
+    def forget_locals(self) -> None:
+        """Drop the memo of local(): the buffer slots changed (init_buffer)."""
+        self._locals.clear()
+
+    def _local(self, c: CoreState, a: Access, dtype: str, addr: int | None,
+               pos: TPosition | None, hi: int | None, cls: type) -> LocalTensor:
         space = a.space
         if space not in _POS:
             raise ValueError(f"expected a local memory operand, got an Access in {space}")

@@ -25,6 +25,7 @@ from ...runtime.params import (
 from ...runtime.trace import OPS, Access, Event
 from .operands import _POS, NamedTensor, Replayer
 from .operands import trampoline as _trampoline
+from .rows import ROW_HANDLERS
 from .vector import VECTOR_HANDLERS
 
 
@@ -180,6 +181,7 @@ def _framework(rp: Replayer, c: CoreState, e: Event) -> None:
         rp.slots.setdefault((c.idx, space), {})[q] = (
             [addr + i * nbytes for i in range(num)], nbytes)
         rp.queues[(c.idx, q)] = [space, num, None, None]
+        rp.forget_locals()
         for i in range(num):
             rp.qstate[(c.idx, q, i)] = [_FREE, False]
     else:
@@ -238,6 +240,7 @@ def _framework(rp: Replayer, c: CoreState, e: Event) -> None:
 
 HANDLERS: dict[str, Any] = {
     **VECTOR_HANDLERS,
+    **ROW_HANDLERS,
     "data_copy": _data_copy,
     "data_copy_pad": _data_copy_pad,
     "load_data": _load_data,

@@ -1,7 +1,7 @@
 """Replay: re-execute a recorded trace in this process's runtime, on this process's inputs.
 
-(replay_operands.py rebuilds operands and frames; replay_vector.py and replay_ops.py hold the
-re-issue table, one handler per op.)
+(operands.py rebuilds operands and frames; vector.py, rows.py and ops.py hold the re-issue
+table, one handler per op.)
 
 The grader never trusts the process that ran a submission (design brief, decision 5). That process
 hands back its trace; `replay()` walks it and re-issues every memory-affecting instruction
@@ -59,8 +59,8 @@ from .adv_softmax import SOFTMAX_OPS, replay_softmax
 from .ops import HANDLERS, Replayer, expected_pipe
 
 # REPLAYABLE_OPS: what the re-issue table replays one instruction at a time; LIBRARY_OPS: ops
-# only the asc.adv library records (its MIX messages, the softmax routine's brcb, copy,
-# block_reduce_*), replayed within the library call; the wire admits both (RECORDABLE_OPS)
+# only the asc.adv library records (its MIX messages, the softmax routine's copy), replayed
+# within the library call; the wire admits both (RECORDABLE_OPS)
 REPLAYABLE_OPS = frozenset(HANDLERS)
 LIBRARY_OPS = (MATMUL_OPS | SOFTMAX_OPS) - REPLAYABLE_OPS
 RECORDABLE_OPS = REPLAYABLE_OPS | LIBRARY_OPS
@@ -213,12 +213,33 @@ def replay(events: Sequence[Event], gm_layout: Sequence[GMArg] | Mapping[str, GM
     """
     opts = dict(options or {})
     chip_spec = chip if isinstance(chip, ChipSpec) else get_chip(chip)
-    layout = list(gm_layout.values()) if isinstance(gm_layout, Mapping) else list(gm_layout)
     if core_kind not in ("aiv", "aic", "mix"):
         raise ReplayError(-1, f"replay: core_kind must be 'aiv', 'aic' or 'mix', got {core_kind!r}")
     kinds = {int(k): str(v) for k, v in dict(opts.get("core_kinds") or {}).items()}
     if not isinstance(block_num, int) or not 1 <= block_num <= 65535:
         raise ReplayError(-1, f"replay: block_num must be in [1, 65535], got {block_num!r}")
+    allocs = _gm_allocs(gm_layout, inputs)
+    check_order(events, block_num, kinds if core_kind == "mix" else None)
+    launch, insert_sync = _launch_state(events, opts, chip_spec, block_num, core_kind)
+    rp = Replayer(launch, allocs, kinds)
+    run = Run(kernel=kernel, chip=chip_spec, block_num=block_num, core_kind=core_kind,
+              trace=launch.trace, gm={a.name: GMArg(a.name, a.base, a.nbytes, a.dtype.name,
+                                                    a.shape) for a in allocs},
+              outputs={}, scalars={}, findings=launch.findings,
+              options={"strict": False, "auto_sync": launch.auto_sync, "sanitize": False,
+                       "insert_sync": insert_sync, "replayed": True})
+    if kinds:
+        run.core_kinds = dict(kinds)
+    _walk(rp, events)
+    run.outputs = {a.name: a.array() for a in allocs}
+    return run
+
+
+# ---- the steps of replay() --------------------------------------------------------------------
+def _gm_allocs(gm_layout: Sequence[GMArg] | Mapping[str, GMArg],
+               inputs: Mapping[str, np.ndarray]) -> list[GMAlloc]:
+    """GM allocations at the runtime's own bases, holding copies of `inputs`."""
+    layout = list(gm_layout.values()) if isinstance(gm_layout, Mapping) else list(gm_layout)
     allocs: list[GMAlloc] = []
     for i, g in enumerate(layout):
         dt = DataType(g.dtype)
@@ -233,56 +254,41 @@ def replay(events: Sequence[Event], gm_layout: Sequence[GMArg] | Mapping[str, GM
             raise ReplayError(-1, f"replay: GM argument {g.name!r} is {g.nbytes} B of {g.dtype}"
                              f"{list(g.shape)} but its contents are {raw.size} B")
         allocs.append(GMAlloc(g.name, i, raw.copy(), dt, tuple(g.shape)))
-    check_order(events, block_num, kinds if core_kind == "mix" else None)
-    launch = LaunchState(chip_spec, block_num, False, bool(opts.get("auto_sync", True)),
-                         core_kind)
+    return allocs
+
+
+def _launch_state(events: Sequence[Event], opts: dict, chip: ChipSpec, block_num: int,
+                  core_kind: str) -> tuple[LaunchState, bool]:
+    """The launch the events are re-issued in (non-strict, cores in the recorded order), and
+    whether insert_sync was on."""
+    launch = LaunchState(chip, block_num, False, bool(opts.get("auto_sync", True)), core_kind)
     launch.scheduler = _NoBarrier()
     insert_sync = opts.get("insert_sync")
     if insert_sync is None:
         insert_sync = any(_inserted_sync(e) for e in events)
     if hasattr(launch, "insert_sync"):
         launch.insert_sync = bool(insert_sync)
-    rp = Replayer(launch, allocs, kinds)
-    out = launch.trace
+    return launch, bool(insert_sync)
+
+
+def _walk(rp: Replayer, events: Sequence[Event]) -> None:
+    """Re-issue every event in order and compare what each records (gc off, one BLAS thread:
+    the library's matrix products are small, as the launch had it)."""
+    out = rp.launch.trace
     n_events = len(events)
-    run = Run(kernel=kernel, chip=chip_spec, block_num=block_num, core_kind=core_kind,
-              trace=out, gm={a.name: GMArg(a.name, a.base, a.nbytes, a.dtype.name, a.shape)
-                             for a in allocs},
-              outputs={}, scalars={}, findings=launch.findings,
-              options={"strict": False, "auto_sync": launch.auto_sync, "sanitize": False,
-                       "insert_sync": bool(insert_sync), "replayed": True})
-    if kinds:
-        run.core_kinds = dict(kinds)
     saved = _core.current
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        # one BLAS thread, as the launch had: the library's matrix products are small
         with warnings.catch_warnings(), one_blas_thread():
             warnings.simplefilter("ignore", MemcheckWarning)
             i = 0
             while i < n_events:
-                e = events[i]
-                if _regenerated(e):
+                if _regenerated(events[i]):
                     i += 1
                     continue  # re-inserted by the runtime in front of the next instruction
-                c = rp.core(e.core)
                 before = len(out)
-                adv = _adv_tag(e)
-                _core.current = c
-                try:
-                    if adv is not None:
-                        lib = replay_softmax if adv == "softmax" else replay_matmul
-                        lib(rp, c, events, i)
-                    else:
-                        _issue(rp, c, e, i)
-                except ReplayError:
-                    raise
-                except Exception as exc:  # noqa: BLE001 - any failure is "does not replay"
-                    raise ReplayError(i, f"event {i} ({describe_event(e)}) does not replay: "
-                                      f"{type(exc).__name__}: {exc}") from None
-                finally:
-                    _core.current = saved
+                adv = _step(rp, events, i, saved)
                 _compare(events, out, before, i, adv == "softmax")
                 i = len(out)
             if len(out) != n_events:
@@ -292,8 +298,28 @@ def replay(events: Sequence[Event], gm_layout: Sequence[GMArg] | Mapping[str, GM
         _core.current = saved
         if gc_was_on:
             gc.enable()
-    run.outputs = {a.name: a.array() for a in allocs}
-    return run
+
+
+def _step(rp: Replayer, events: Sequence[Event], i: int, saved: Any) -> Any:
+    """Re-issue event i (a library call when it carries an ("adv", tag)); returns the tag."""
+    e = events[i]
+    c = rp.core(e.core)
+    adv = _adv_tag(e)
+    _core.current = c
+    try:
+        if adv is not None:
+            lib = replay_softmax if adv == "softmax" else replay_matmul
+            lib(rp, c, events, i)
+        else:
+            _issue(rp, c, e, i)
+    except ReplayError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure is "does not replay"
+        raise ReplayError(i, f"event {i} ({describe_event(e)}) does not replay: "
+                          f"{type(exc).__name__}: {exc}") from None
+    finally:
+        _core.current = saved
+    return adv
 
 
 __all__ = ["HANDLERS", "LIBRARY_OPS", "RECORDABLE_OPS", "REPLAYABLE_OPS", "ReplayError",

@@ -5,6 +5,7 @@ active lane; the tensor start is recovered with the runtime's own index plan (ve
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from ...runtime import vector as _vec
@@ -32,6 +33,7 @@ def _mask_of(lanes: tuple[int, ...]) -> Any:
     return [low, high]
 
 
+@lru_cache(maxsize=4096)
 def _first_lane(lanes: tuple[int, ...], itemsize: int, blk: int, rep: int) -> int:
     """Element offset of the first element repeat 0 touches (vector.plan's minimum)."""
     if not lanes:
