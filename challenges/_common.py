@@ -20,5 +20,9 @@ VECTOR_OPS = frozenset({
     "mins", "exp", "ln", "abs", "reciprocal", "sqrt", "rsqrt", "relu", "duplicate", "axpy",
     "fused_mul_add", "mul_add_dst", "compare", "select",
 })
+# the reductions, and the per-row instructions (one result per 32 B block or per repeat, and
+# brcb's broadcast back) that a fused row kernel such as LayerNorm needs
 REDUCE_OPS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "whole_reduce_sum",
-                        "whole_reduce_max", "whole_reduce_min"})
+                        "whole_reduce_max", "whole_reduce_min", "block_reduce_sum",
+                        "block_reduce_max", "block_reduce_min", "pair_reduce_sum",
+                        "repeat_reduce_sum", "brcb"})
