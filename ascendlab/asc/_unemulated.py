@@ -13,7 +13,7 @@ DOCS = "docs/emulated-api.md"
 # From pyasc's asc.language.{basic,core,fwk,adv} __all__ lists (hicann/pyasc), minus what
 # ascendlab.asc implements.
 UNEMULATED: frozenset[str] = frozenset("""
-add_deq_relu mul_cast add_relu_cast sub_relu_cast cast_deq load_data_with_transpose
+load_data_with_transpose
 cross_core_set_flag cross_core_wait_flag BatchMode BlockMode DeqScale IterateMode pad_t
 ScheduleType MatmulConfigMode number inline DataCopyEnhancedParams InitConstValueParams
 SliceInfo Nz2NdParamsFull DataCopyCO12DstParams LoadData2DParamsV2 LoadData2dTransposeParams
