@@ -239,8 +239,20 @@ from ..runtime.vector_transpose import (
     transpose,
 )
 
-# py-rest: fused cast instructions (vector_fused_cast, vector_cast_deq)
+# py-rest: fused cast instructions (vector_fused_cast, vector_cast_deq), data-copy / cube
+# parameter structs and init_const_value (params_more)
 # isort: off
+from ..runtime.params_more import (
+    BlockMode,
+    DataCopyCO12DstParams,
+    DataCopyEnhancedParams,
+    DeqScale,
+    InitConstValueParams,
+    Nz2NdParamsFull,
+    SliceInfo,
+    init_const_value,
+    pad_t,
+)
 from ..runtime.vector_cast_deq import cast_deq
 from ..runtime.vector_fused_cast import add_deq_relu, add_relu_cast, mul_cast, sub_relu_cast
 # isort: on

@@ -13,13 +13,11 @@ DOCS = "docs/emulated-api.md"
 # From pyasc's asc.language.{basic,core,fwk,adv} __all__ lists (hicann/pyasc), minus what
 # ascendlab.asc implements.
 UNEMULATED: frozenset[str] = frozenset("""
-load_data_with_transpose
-cross_core_set_flag cross_core_wait_flag BatchMode BlockMode DeqScale IterateMode pad_t
-ScheduleType MatmulConfigMode number inline DataCopyEnhancedParams InitConstValueParams
-SliceInfo Nz2NdParamsFull DataCopyCO12DstParams LoadData2DParamsV2 LoadData2dTransposeParams
+load_data_with_transpose cross_core_set_flag cross_core_wait_flag BatchMode IterateMode
+ScheduleType MatmulConfigMode number inline LoadData2DParamsV2 LoadData2dTransposeParams
 LoadData2dTransposeParamsV2 LoadData3DParamsV1 LoadData3DParamsV2 LoadData3DParamsV2Pro
-static_assert CompileOptions CodegenOptions LaunchOptions CO2Layout init_const_value
-load_data_with_sparse mmad_with_sparse
+static_assert CompileOptions CodegenOptions LaunchOptions CO2Layout load_data_with_sparse
+mmad_with_sparse
 """.split())
 
 
