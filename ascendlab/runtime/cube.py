@@ -277,7 +277,11 @@ def mmad(dst: Any, fm: Any, filter: Any, bias_or_params: Any = None, params: Any
     c = _core.current or _core.core()
     dst, fm, filter, params = _mmad_operands(c, dst, fm, filter, bias_or_params, params, frame)
     at, bt, ct = fm.dtype.name, filter.dtype.name, dst.dtype.name
-    m, n, k, unit_flag, fm_off, filt_off, is_bias, csrc, cinit, kalign = _fields(params)
+    m, n, k, unit_flag, fm_off, filt_off, is_bias, csrc, cinit, kalign = _fields(params)[:10]
+    for flag in ("en_ssparse", "en_winograd_a", "en_winograd_b"):
+        if getattr(params, flag):
+            raise NotImplementedError(f"mmad: MmadParams.{flag}=True is not emulated "
+                                      f"{_core.where(c, frame)}")
     for name, v in (("m", m), ("n", n), ("k", k)):
         _check_range(c, op, "MmadParams", name, v, 0, 4095, frame)
     init = bool(cinit) and not is_bias

@@ -36,7 +36,8 @@ from .trace import register_op
 
 _getframe = sys._getframe
 
-register_op("init_const_value", "", "dma", module=__name__)
+register_op("init_const_value", "", "dma", replayable=False,
+            module=__name__)
 
 
 class BlockMode(IntEnum):

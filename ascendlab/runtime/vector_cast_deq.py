@@ -35,7 +35,8 @@ from .vector_reduce import repeat_access
 
 _getframe = sys._getframe
 
-register_op("cast_deq", "V", "convert", flops_per_elem=2, module=__name__)
+register_op("cast_deq", "V", "convert", flops_per_elem=2, replayable=False,
+            module=__name__)
 
 
 def _unpack(word: int) -> tuple[float, int, bool]:

@@ -46,7 +46,8 @@ FUSED: dict[str, tuple[Callable, bool, frozenset]] = {
     "add_deq_relu": (np.add, True, frozenset({("int32", "float16")})),
 }
 for _op in FUSED:
-    register_op(_op, "V", "convert", flops_per_elem=2, module=__name__)
+    register_op(_op, "V", "convert", flops_per_elem=2, replayable=False,
+            module=__name__)
 
 
 def deq_scale(op: str, c: Any, frame: Any) -> float:
