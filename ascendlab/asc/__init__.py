@@ -240,8 +240,9 @@ from ..runtime.vector_transpose import (
 )
 
 # py-rest: fused cast instructions (vector_fused_cast, vector_cast_deq), data-copy / cube
-# parameter structs and init_const_value (params_more)
+# parameter structs and init_const_value (params_more), structured-sparse matmul (cube_sparse)
 # isort: off
+from ..runtime.cube_sparse import load_data_with_sparse, mmad_with_sparse
 from ..runtime.params_more import (
     BlockMode,
     DataCopyCO12DstParams,

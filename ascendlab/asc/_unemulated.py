@@ -16,8 +16,7 @@ UNEMULATED: frozenset[str] = frozenset("""
 load_data_with_transpose cross_core_set_flag cross_core_wait_flag BatchMode IterateMode
 ScheduleType MatmulConfigMode number inline LoadData2DParamsV2 LoadData2dTransposeParams
 LoadData2dTransposeParamsV2 LoadData3DParamsV1 LoadData3DParamsV2 LoadData3DParamsV2Pro
-static_assert CompileOptions CodegenOptions LaunchOptions CO2Layout load_data_with_sparse
-mmad_with_sparse
+static_assert CompileOptions CodegenOptions LaunchOptions CO2Layout
 """.split())
 
 

@@ -230,7 +230,6 @@ def _mmad_values(fm: LocalTensor, filter: LocalTensor, dst: LocalTensor, m: int,
     at = fm.dtype.name
     c0 = 32 // fm.dtype.itemsize
     m1, n1, k1 = -(-m // 16), -(-n // 16), -(-k // c0)
-    c_elems = m1 * n1 * 256
     gemv = m == 1
     e = fm.e0
     if gemv:
@@ -245,6 +244,13 @@ def _mmad_values(fm: LocalTensor, filter: LocalTensor, dst: LocalTensor, m: int,
         prod = a.astype(np.int64) @ b.astype(np.int64)
     else:
         prod = a.astype(np.float32) @ b.astype(np.float32)  # fp16 products are exact in fp32
+    store_c(dst, m, n, prod, init)
+
+
+def store_c(dst: LocalTensor, m: int, n: int, prod: np.ndarray, init: bool) -> None:
+    """Write (init) or add an m x n product into dst's NZ fractals in L0C."""
+    m1, n1 = -(-m // 16), -(-n // 16)
+    c_elems = m1 * n1 * 256
     e = dst.e0
     cv = dst.arr[e:e + c_elems].reshape(n1, m1, 16, 16).transpose(1, 2, 0, 3)  # (m1,16,n1,16)
     if m == m1 * 16 and n == n1 * 16:

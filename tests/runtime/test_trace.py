@@ -56,7 +56,8 @@ _PY_COMMON_MODULES = ("ascendlab.runtime.atomic", "ascendlab.runtime.scalar_ops"
                       "ascendlab.runtime.block_sync", "ascendlab.runtime.registers")
 # py-rest: the cmpMask register forms, fused casts, init_const_value (no replay yet)
 _PY_REST_MODULES = ("ascendlab.runtime.vector_cmpreg", "ascendlab.runtime.vector_fused_cast",
-                    "ascendlab.runtime.vector_cast_deq", "ascendlab.runtime.params_more")
+                    "ascendlab.runtime.vector_cast_deq", "ascendlab.runtime.params_more",
+                    "ascendlab.runtime.cube_sparse")
 
 
 def test_every_op_is_replayable_or_marked_not():
