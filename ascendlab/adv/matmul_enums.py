@@ -28,7 +28,7 @@ class IterateMode(IntEnum):
 
 class LayoutMode(IntEnum):
     """How a batched Matmul's operands lie in GM (pyasc asc.LayoutMode; iterate_batch emulates
-    NONE and NORMAL)."""
+    NORMAL)."""
 
     NONE = 0
     NORMAL = 1

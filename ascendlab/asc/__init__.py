@@ -243,6 +243,25 @@ from ..runtime.vector_transpose import (
     trans_data_to_5hd,
     transpose,
 )
+
+# py-rest: fused cast instructions (vector_fused_cast, vector_cast_deq), data-copy / cube
+# parameter structs and init_const_value (params_more), structured-sparse matmul (cube_sparse)
+# isort: off
+from ..runtime.cube_sparse import load_data_with_sparse, mmad_with_sparse
+from ..runtime.params_more import (
+    BlockMode,
+    DataCopyCO12DstParams,
+    DataCopyEnhancedParams,
+    DeqScale,
+    InitConstValueParams,
+    Nz2NdParamsFull,
+    SliceInfo,
+    init_const_value,
+    pad_t,
+)
+from ..runtime.vector_cast_deq import cast_deq
+from ..runtime.vector_fused_cast import add_deq_relu, add_relu_cast, mul_cast, sub_relu_cast
+# isort: on
 from . import adv, lib, runtime  # noqa: F401 - asc.adv, asc.lib.runtime, asc.runtime.config
 from ._unemulated import UNEMULATED as _UNEMULATED
 from ._unemulated import unemulated as _unemulated

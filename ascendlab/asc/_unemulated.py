@@ -13,12 +13,9 @@ DOCS = "docs/emulated-api.md"
 # From pyasc's asc.language.{basic,core,fwk,adv} __all__ lists (hicann/pyasc), minus what
 # ascendlab.asc implements.
 UNEMULATED: frozenset[str] = frozenset("""
-add_deq_relu mul_cast add_relu_cast sub_relu_cast cast_deq load_data_with_transpose BlockMode
-DeqScale pad_t number inline DataCopyEnhancedParams InitConstValueParams SliceInfo
-Nz2NdParamsFull DataCopyCO12DstParams LoadData2DParamsV2 LoadData2dTransposeParams
+load_data_with_transpose number inline LoadData2DParamsV2 LoadData2dTransposeParams
 LoadData2dTransposeParamsV2 LoadData3DParamsV1 LoadData3DParamsV2 LoadData3DParamsV2Pro
-static_assert CompileOptions CodegenOptions LaunchOptions CO2Layout init_const_value
-load_data_with_sparse mmad_with_sparse
+static_assert CompileOptions CodegenOptions LaunchOptions CO2Layout
 """.split())
 
 

@@ -230,7 +230,6 @@ def _mmad_values(fm: LocalTensor, filter: LocalTensor, dst: LocalTensor, m: int,
     at = fm.dtype.name
     c0 = 32 // fm.dtype.itemsize
     m1, n1, k1 = -(-m // 16), -(-n // 16), -(-k // c0)
-    c_elems = m1 * n1 * 256
     gemv = m == 1
     e = fm.e0
     if gemv:
@@ -245,6 +244,13 @@ def _mmad_values(fm: LocalTensor, filter: LocalTensor, dst: LocalTensor, m: int,
         prod = a.astype(np.int64) @ b.astype(np.int64)
     else:
         prod = a.astype(np.float32) @ b.astype(np.float32)  # fp16 products are exact in fp32
+    store_c(dst, m, n, prod, init)
+
+
+def store_c(dst: LocalTensor, m: int, n: int, prod: np.ndarray, init: bool) -> None:
+    """Write (init) or add an m x n product into dst's NZ fractals in L0C."""
+    m1, n1 = -(-m // 16), -(-n // 16)
+    c_elems = m1 * n1 * 256
     e = dst.e0
     cv = dst.arr[e:e + c_elems].reshape(n1, m1, 16, 16).transpose(1, 2, 0, 3)  # (m1,16,n1,16)
     if m == m1 * 16 and n == n1 * 16:
@@ -277,7 +283,11 @@ def mmad(dst: Any, fm: Any, filter: Any, bias_or_params: Any = None, params: Any
     c = _core.current or _core.core()
     dst, fm, filter, params = _mmad_operands(c, dst, fm, filter, bias_or_params, params, frame)
     at, bt, ct = fm.dtype.name, filter.dtype.name, dst.dtype.name
-    m, n, k, unit_flag, fm_off, filt_off, is_bias, csrc, cinit, kalign = _fields(params)
+    m, n, k, unit_flag, fm_off, filt_off, is_bias, csrc, cinit, kalign = _fields(params)[:10]
+    for flag in ("en_ssparse", "en_winograd_a", "en_winograd_b"):
+        if getattr(params, flag):
+            raise NotImplementedError(f"mmad: MmadParams.{flag}=True is not emulated "
+                                      f"{_core.where(c, frame)}")
     for name, v in (("m", m), ("n", n), ("k", k)):
         _check_range(c, op, "MmadParams", name, v, 0, 4095, frame)
     init = bool(cinit) and not is_bias

@@ -106,6 +106,8 @@ class MmadParams(NamedTuple):
     """mmad shape and accumulation control; m, n, k in [0, 4095].
 
     cmatrix_init_val=True starts C from 0 (Ascend C's default); False accumulates into C.
+    en_ssparse / en_winograd_a / en_winograd_b are pyasc's flags of the other MmadParams form
+    (structured sparsity, Winograd); mmad rejects them set (not emulated).
     """
 
     m: int
@@ -118,6 +120,9 @@ class MmadParams(NamedTuple):
     cmatrix_source: bool = False
     cmatrix_init_val: bool = True
     k_direction_align: bool = False
+    en_ssparse: bool = False
+    en_winograd_a: bool = False
+    en_winograd_b: bool = False
 
 
 class FixpipeParamsV220(NamedTuple):

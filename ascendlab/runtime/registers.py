@@ -1,14 +1,13 @@
-"""Control registers that only instructions ascendlab does not emulate yet read: the cmpMask
-register (set_cmp_mask / get_cmp_mask), the DataCopyPad pad value (set_pad_value), the load_3d
-settings (set_load_data_boundary / padding_value / repeat) and the FixPipe pre-quant scalar
-(set_fix_pipe_pre_quant_flag).
+"""Control registers: the cmpMask register (set_cmp_mask / get_cmp_mask), the DataCopyPad pad
+value (set_pad_value), the load_3d settings (set_load_data_boundary / padding_value / repeat)
+and the FixPipe pre-quant scalar (set_fix_pipe_pre_quant_flag).
 
 Each setter validates its argument as the ADK describes it, holds the value in the core's
-state (CoreState.lib) and is one event in the trace. What reads them on the chip, and why no
-emulated number changes:
+state (CoreState.lib) and is one event in the trace. What reads them on the chip, and which
+emulated numbers they change:
 
-* cmpMask: compare's register form writes it and select's register forms read it; neither is
-  emulated (vector_cmpsel.py). set_cmp_mask / get_cmp_mask move 128 B between UB and the
+* cmpMask: compare's register form writes it and select's register forms read it (both
+  emulated in vector_cmpreg.py). set_cmp_mask / get_cmp_mask move 128 B between UB and the
   register on the vector pipe (pyasc docs: dst "不能少于128字节"), so a round trip through
   the register is exact; get_cmp_mask before any set_cmp_mask yields 0xFF bytes (the poison
   local memory starts with: the register's reset value is not documented).

@@ -20,10 +20,9 @@ vsel; pyasc docs asc.language.basic.compare / select):
   [i * 256 / sizeof(T), (i + 1) * 256 / sizeof(T)), lane l of it bit i * 256 / sizeof(T) + l.
   Lanes the mask leaves out keep dst's value.
 
-Not emulated: compare's register form compare(src0, src1, cmp_mode, mask, repeat_params) and
-select's register forms (sel_mask / src1 taken from the cmpMask register set by set_cmp_mask),
-which need the cmpMask register; they raise NotImplementedError. The 8 KB of UB that Select
-modes 1/2 reserve as scratch on A2 is not modelled. NaN compares false except with NE.
+The register forms (compare(src0, src1, cmp_mode, mask, repeat_params) writing the cmpMask
+register, select without a mask or count reading it) are in vector_cmpreg.py. The 8 KB of UB
+that Select modes 1/2 reserve as scratch on A2 is not modelled. NaN compares false except with NE.
 """
 
 from __future__ import annotations
@@ -41,6 +40,7 @@ from .enums import CMPMODE, SelMode
 from .params import BinaryRepeatParams
 from .tensor import LocalTensor
 from .trace import register_op
+from .vector_cmpreg import compare_to_register, is_register_select, select_register_form
 from .vector_reduce import repeat_access
 
 _getframe = sys._getframe
@@ -109,22 +109,10 @@ def store_bits(op: str, c: Any, dst: LocalTensor, n: int, compute: Any, frame: A
     return (access("UB", dst.addr, nb, dst.name, 1, 0),)
 
 
-def compare(*args: Any, **kwargs: Any) -> None:
-    """compare(dst, src0, src1, cmp_mode, count) or compare(dst, src0, src1, cmp_mode, mask,
-    repeat_times, BinaryRepeatParams[, is_set_mask]): dst bit j = src0[j] <cmp_mode> src1[j]."""
-    frame = _getframe(1)
-    op = "compare"
-    if (len(args) >= 3 and not isinstance(args[2], LocalTensor)) or (
-            "repeat_params" in kwargs and "repeat_times" not in kwargs and len(args) < 6):
-        raise NotImplementedError("compare(src0, src1, cmp_mode, mask, repeat_params) writes the "
-                                  "cmpMask register, which is not emulated; use compare(dst, "
-                                  "src0, src1, cmp_mode, ...) to get the bits in UB")
-    head, rest = _head(op, ("dst", "src0", "src1", "cmp_mode"), args, kwargs)
-    c = _vec.current_vector_core(frame)
-    dst = _vec.vec_operand(op, head["dst"], "dst", c, frame)
-    src0 = _vec.vec_operand(op, head["src0"], "src0", c, frame)
-    src1 = _vec.vec_operand(op, head["src1"], "src1", c, frame)
-    mode = _enum(op, CMPMODE, "cmp_mode", head["cmp_mode"], c, frame)
+def check_sources(op: str, src0: LocalTensor, src1: LocalTensor, cmp_mode: Any, c: Any,
+                  frame: Any) -> CMPMODE:
+    """compare's source dtype rules; returns the CMPMODE."""
+    mode = _enum(op, CMPMODE, "cmp_mode", cmp_mode, c, frame)
     st = src0.dtype
     where = _core.where(c, frame)
     if st.name not in CMP_DTYPES:
@@ -135,6 +123,26 @@ def compare(*args: Any, **kwargs: Any) -> None:
                          f"{st.name}; sources must have the same dtype {where}")
     if st.name == "int32" and mode != CMPMODE.EQ:
         raise DTypeError(f"{op}: int32 sources support only CMPMODE.EQ, got {mode.name} {where}")
+    return mode
+
+
+def compare(*args: Any, **kwargs: Any) -> None:
+    """compare(dst, src0, src1, cmp_mode, count) or compare(dst, src0, src1, cmp_mode, mask,
+    repeat_times, BinaryRepeatParams[, is_set_mask]): dst bit j = src0[j] <cmp_mode> src1[j]."""
+    frame = _getframe(1)
+    op = "compare"
+    if (len(args) >= 3 and not isinstance(args[2], LocalTensor)) or (
+            "repeat_params" in kwargs and "repeat_times" not in kwargs and len(args) < 6):
+        compare_to_register(args, kwargs, frame, COMPARE, check_sources)
+        return
+    head, rest = _head(op, ("dst", "src0", "src1", "cmp_mode"), args, kwargs)
+    c = _vec.current_vector_core(frame)
+    dst = _vec.vec_operand(op, head["dst"], "dst", c, frame)
+    src0 = _vec.vec_operand(op, head["src0"], "src0", c, frame)
+    src1 = _vec.vec_operand(op, head["src1"], "src1", c, frame)
+    mode = check_sources(op, src0, src1, head["cmp_mode"], c, frame)
+    st = src0.dtype
+    where = _core.where(c, frame)
     if dst.dtype.name not in MASK_DTYPES:
         raise DTypeError(f"{op}: dst {dst.describe()} is {dst.dtype.name}; the bitmask dst must "
                          f"be uint8 or int8 {where}")
@@ -195,13 +203,10 @@ def select(*args: Any, **kwargs: Any) -> None:
     VSEL_CMPMASK_SPR / VSEL_TENSOR_TENSOR_MODE and a scalar for VSEL_TENSOR_SCALAR_MODE."""
     frame = _getframe(1)
     op = "select"
-    # the register forms: (dst, sel_mask, src0, repeat_times, repeat_params) and (dst, src0,
-    # src1, repeat_times, repeat_params, sel_mode); the tensor forms always pass a mask or count
-    if (len(args) >= 5 and isinstance(args[4], BinaryRepeatParams)) or (
-            "repeat_params" in kwargs and "mask" not in kwargs and len(args) < 6):
-        raise NotImplementedError("select without a sel_mask tensor (mask taken from the "
-                                  "cmpMask register set by set_cmp_mask) is not emulated; pass "
-                                  "sel_mask: select(dst, sel_mask, src0, src1, sel_mode, ...)")
+    # the register forms (vector_cmpreg.py); the tensor forms always pass a mask or count
+    if is_register_select(args, kwargs):
+        select_register_form(args, kwargs, frame)
+        return
     head, rest = _head(op, ("dst", "sel_mask", "src0", "src1", "sel_mode"), args, kwargs)
     c = _vec.current_vector_core(frame)
     where = _core.where(c, frame)
@@ -287,4 +292,4 @@ def select(*args: Any, **kwargs: Any) -> None:
     emit(c, "V", op, reads, (w,), n, dt.name, repeats, frame, None, out_args)
 
 
-__all__ = ["COMPARE", "compare", "count_repeats", "select", "store_bits"]
+__all__ = ["COMPARE", "check_sources", "compare", "count_repeats", "select", "store_bits"]
