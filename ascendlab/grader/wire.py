@@ -95,8 +95,11 @@ class RunMeta:
 # ---- writing (the submission's side) -----------------------------------------------------------
 def _value(v: Any, depth: int = 0) -> Any:
     """An Event.args value as JSON: None/bool/int/float/str, sequences as lists."""
-    if v is None or isinstance(v, (bool, str)):
+    t = type(v)
+    if t is int or t is str or t is float or t is bool or v is None:  # the common cases
         return v
+    if isinstance(v, str):
+        return str(v)
     if isinstance(v, int):
         return int(v)  # IntEnum members too
     if isinstance(v, float):
@@ -123,7 +126,16 @@ def dump_trace(run: Run) -> dict:
 
     events = []
     done: dict[tuple, list] = {}  # Access tuples repeat (tiles, buffers): convert each once
+    # the runtime shares one Event object between the recurring instructions of a loop (queue
+    # ops, copies of the same tile): convert each object once; the memo holds the Event, so its
+    # id is not reused while the memo lives
+    seen: dict[int, tuple] = {}
+    args_done: dict[int, tuple] = {}  # shared argument tuples (a copy's count) too, by identity
     for e in run.trace:
+        hit = seen.get(id(e))
+        if hit is not None:
+            events.append(hit[1])
+            continue
         acc = []
         for accs in (e.reads, e.writes):
             rec = done.get(accs)
@@ -133,9 +145,17 @@ def dump_trace(run: Run) -> dict:
             acc.append(rec)
         s = e.sync
         sync = None if s is None else [s.kind, s.src, s.dst, _value(list(s.key)), s.implicit]
-        args = [[k, _value(v)] for k, v in e.args]
-        events.append([e.core, e.pipe, e.op, acc[0], acc[1], int(e.count), e.dtype,
-                       int(e.repeats), sid(e.file), int(e.line), sync, args])
+        a = e.args
+        hit = args_done.get(id(a))
+        if hit is None:
+            args = [[k, _value(v)] for k, v in a]
+            args_done[id(a)] = (a, args)
+        else:
+            args = hit[1]
+        rec = [e.core, e.pipe, e.op, acc[0], acc[1], int(e.count), e.dtype, int(e.repeats),
+               sid(e.file), int(e.line), sync, args]
+        seen[id(e)] = (e, rec)
+        events.append(rec)
     return {"strings": strings, "events": events}
 
 
