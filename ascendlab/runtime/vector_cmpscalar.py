@@ -19,14 +19,22 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..errors import DTypeError, ParamError
+from ..errors import DTypeError
 from . import core as _core
 from . import vector as _vec
 from .core import access, check_vector_order, emit
 from .enums import CMPMODE
 from .params import UnaryRepeatParams
 from .trace import register_op
-from .vector_cmpsel import CMP_DTYPES, COMPARE, _enum, _head, count_repeats, store_bits
+from .vector_cmpsel import (
+    CMP_DTYPES,
+    COMPARE,
+    _enum,
+    _head,
+    count_repeats,
+    repeat_params,
+    store_bits,
+)
 from .vector_reduce import repeat_access
 
 _getframe = sys._getframe
@@ -54,18 +62,8 @@ def _operands(op: str, head: dict, c: Any, frame: Any) -> tuple[Any, Any, Any, C
 
 def _repeat_form(op: str, b: dict, src0: Any, c: Any, frame: Any) -> tuple:
     """(values, read access, element count, repeats, event args) of the mask form."""
-    p = b["repeat_params"]
-    if not isinstance(p, UnaryRepeatParams):
-        raise TypeError(f"{op}: repeat_params must be UnaryRepeatParams, got {type(p).__name__}")
     where = _core.where(c, frame)
-    R = b["repeat_times"].__index__()
-    if not 0 <= R <= c.chip.max_repeat_times:
-        raise ParamError(f"{op}: repeat_times={R} is outside [0, {c.chip.max_repeat_times}] "
-                         f"{where}")
-    for i, v in enumerate(p):
-        if not 0 <= int(v) <= 255:
-            raise ParamError(f"{op}: UnaryRepeatParams.{p._fields[i]}={v} is outside [0, 255] "
-                             f"{where}")
+    R, p = repeat_params(op, b, UnaryRepeatParams, c, where)
     isz = src0.dtype.itemsize
     L = 256 // isz
     idx = _vec.plan(tuple(range(L)), R, 32 // isz, int(p.src_blk_stride), int(p.src_rep_stride))

@@ -98,6 +98,23 @@ def count_repeats(op: str, n: int, isz: int, c: Any, frame: Any) -> int:
     return n * isz // 256
 
 
+def repeat_params(op: str, b: dict, cls: type, c: Any, where: str) -> tuple[int, Any]:
+    """(repeat_times, repeat_params) of a mask form, checked: params of type `cls` with every
+    field in [0, 255], repeat_times in [0, the chip's maximum]."""
+    p = b["repeat_params"]
+    if not isinstance(p, cls):
+        raise TypeError(f"{op}: repeat_params must be {cls.__name__}, got {type(p).__name__}")
+    R = b["repeat_times"].__index__()
+    if not 0 <= R <= c.chip.max_repeat_times:
+        raise ParamError(f"{op}: repeat_times={R} is outside [0, {c.chip.max_repeat_times}] "
+                         f"{where}")
+    for i, v in enumerate(p):
+        if not 0 <= int(v) <= 255:
+            raise ParamError(f"{op}: {cls.__name__}.{p._fields[i]}={v} is outside [0, 255] "
+                             f"{where}")
+    return R, p
+
+
 def store_bits(op: str, c: Any, dst: LocalTensor, n: int, compute: Any, frame: Any) -> tuple:
     """Write compute()'s n booleans to dst as little-endian bits; returns dst's write Access."""
     nb = n // 8
@@ -152,18 +169,7 @@ def compare(*args: Any, **kwargs: Any) -> None:
                            kwargs)
     fn = COMPARE[mode]
     if b is not None:
-        p = b["repeat_params"]
-        if not isinstance(p, BinaryRepeatParams):
-            raise TypeError(f"{op}: repeat_params must be BinaryRepeatParams, got "
-                            f"{type(p).__name__}")
-        R = b["repeat_times"].__index__()
-        if not 0 <= R <= c.chip.max_repeat_times:
-            raise ParamError(f"{op}: repeat_times={R} is outside [0, {c.chip.max_repeat_times}] "
-                             f"{where}")
-        for i, v in enumerate(p):
-            if not 0 <= int(v) <= 255:
-                raise ParamError(f"{op}: BinaryRepeatParams.{p._fields[i]}={v} is outside "
-                                 f"[0, 255] {where}")
+        R, p = repeat_params(op, b, BinaryRepeatParams, c, where)
         lanes = tuple(range(L))
         i0 = _vec.plan(lanes, R, 32 // isz, int(p.src0_blk_stride), int(p.src0_rep_stride))
         i1 = _vec.plan(lanes, R, 32 // isz, int(p.src1_blk_stride), int(p.src1_rep_stride))
