@@ -60,3 +60,26 @@ def test_import_rule_sees_relative_imports(tmp_path):
     """The checker resolves `from ..analysis import x` inside runtime/ (so it can fail)."""
     probe = PKG / "runtime" / "trace.py"
     assert ("ascendlab.runtime.chips" in {m for _, m in _imports(probe)})
+
+
+def test_importing_the_runtime_registers_every_op():
+    """The cost of a trace depends on the trace alone: `import ascendlab.runtime` (which
+    trace.py's users get) already registers every op some module of the package defines."""
+    import subprocess
+    import sys
+
+    code = ("import json, ascendlab.runtime, ascendlab.runtime.trace as t; "
+            "print(json.dumps(sorted(t.OPS)))")
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True).stdout
+    import importlib
+    import json
+    import pkgutil
+
+    from ascendlab.runtime.trace import OPS
+
+    for m in pkgutil.walk_packages(ascendlab.__path__, "ascendlab."):
+        if not m.name.endswith("__main__"):
+            importlib.import_module(m.name)
+    missing = sorted(set(OPS) - set(json.loads(first)))
+    assert not missing, [(n, OPS[n].module) for n in missing]
