@@ -90,6 +90,13 @@ def _dtype(t: MatmulType, role: str) -> DataType:
         raise TypeError(f"Matmul: {role}.dtype {t.dtype!r} is not a DataType") from None
 
 
+# pyasc Matmul methods (python/asc/language/adv/matmul.py) the emulator does not implement
+_UNEMULATED_METHODS = frozenset({
+    "async_get_tensor_c", "get_batch_tensor_c", "get_offset_c", "iterate_n_batch",
+    "set_quant_scalar", "set_quant_vector", "wait_get_tensor_c", "wait_iterate_all",
+})
+
+
 class Matmul:
     """asc.adv.Matmul(a, b, c, bias=None, matmul_config=None, matmul_policy=0)."""
 
@@ -299,6 +306,12 @@ class Matmul:
                               f"call it once per iterate() pass {where(frame)}")
         loop.job.write(dst, loop.current, bool(int(en_atomic)), bool(en_sequential_write), frame)
         loop.fetched = True
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _UNEMULATED_METHODS:
+            raise NotImplementedError(f"Matmul.{name} is part of pyasc but ascendlab does not "
+                                      "emulate it yet; docs/adv.md lists what is emulated")
+        raise AttributeError(f"'Matmul' object has no attribute {name!r}")
 
     def end(self) -> None:
         """Release the Matmul (pyasc: required before another Matmul object computes)."""

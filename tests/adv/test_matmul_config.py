@@ -69,3 +69,13 @@ def test_static_tiling_from_basic_shapes_and_unknown_fields():
     with pytest.raises(NotImplementedError, match="single-core shapes"):
         static_tiling_kernel[1](x, asc.adv.get_special_basic_config(64, 64, 64, 128, 128, 128,
                                                                     1, 1), asc.float16)
+
+
+def test_an_unemulated_matmul_method_names_itself():
+    from ascendlab.adv.matmul import Matmul
+
+    mm = object.__new__(Matmul)  # no kernel needed: the lookup fails before any state is read
+    with pytest.raises(NotImplementedError, match="Matmul.set_quant_scalar is part of pyasc"):
+        mm.set_quant_scalar(1.0)
+    with pytest.raises(AttributeError, match="no attribute 'not_pyasc'"):
+        mm.not_pyasc  # noqa: B018
