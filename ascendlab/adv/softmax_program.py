@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..runtime.trace import Access, Event, Sync
+from ..runtime.trace import Access, Sync, event
 
 _new = tuple.__new__
 F32 = "float32"
@@ -46,8 +46,8 @@ def events(key: tuple, bases: tuple, names: tuple, core: int, file: str, line: i
                        for r, o, nb, n, st in rd])
         writes = tuple([_new(Access, ("UB", bases[r] + o, nb, names[r], n, st))
                         for r, o, nb, n, st in wr])
-        out.append(_new(Event, (core, "V", op, reads, writes, count, dtype, repeats, file, line,
-                                sync, first_args if i == 0 else args)))
+        out.append(event(core, "V", op, reads, writes, count, dtype, repeats, file, line, sync,
+                         first_args if i == 0 else args))
         if i >= tail_from:
             pending.extend(("UB", a.addr, a.end, False) for a in reads)
             pending.extend(("UB", a.addr, a.end, True) for a in writes)

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..runtime.chips import CHIPS
 from ..runtime.trace import PIPES as _TRACE_PIPES
-from ..runtime.trace import Access, Event, GMArg, Run, Sync
+from ..runtime.trace import Access, Event, GMArg, Run, Sync, event
 from .replay import RECORDABLE_OPS
 
 FORMAT = "ascendlab-run"
@@ -313,7 +313,7 @@ def _event(ev: Any, strings: list[str], n_str: int, syncs: dict, shared_args: di
     a = tuple(items)
     if s is not None:  # sync events share their args tuples, as the runtime's do
         a = shared_args.setdefault(a, a)
-    return _new(Event, (core, pipe, op, r, w, count, dtype, repeats, file, line, s, a))
+    return event(core, pipe, op, r, w, count, dtype, repeats, file, line, s, a)
 
 
 def load_meta(obj: Any) -> RunMeta:

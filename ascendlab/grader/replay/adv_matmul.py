@@ -40,7 +40,7 @@ import numpy as np
 from ...runtime.core import CoreState
 from ...runtime.cube import _MMAD_RATE, FRACTAL
 from ...runtime.dtypes import DataType
-from ...runtime.trace import Access, Event, Sync
+from ...runtime.trace import Access, Event, Sync, event
 from .operands import Replayer
 
 _new = tuple.__new__
@@ -59,8 +59,8 @@ def _acc(space: str, addr: int, nbytes: int, name: str, count: int = 1,
 def _event(e: Event, reads: tuple, writes: tuple, count: int, dtype: str, repeats: int,
            args: tuple, pipe: str | None = None) -> Event:
     """The event the library records for these operands (core, file and line as recorded)."""
-    return _new(Event, (e.core, pipe or e.pipe, e.op, reads, writes, count, dtype, repeats,
-                        e.file, e.line, None, args))
+    return event(e.core, pipe or e.pipe, e.op, reads, writes, count, dtype, repeats, e.file,
+                 e.line, None, args)
 
 
 class Shadow:
