@@ -8,12 +8,14 @@ hostile file can neither smuggle objects in nor make the grader allocate without
     obj = dump_run(run)                    # json-able dict (in the submission's process)
     meta, events = load_run(obj)           # RunMeta and list[Event] (in the grader)
 
-Format (version 1): {"format": "ascendlab-run", "version": 1, "kernel", "chip", "block_num",
+Format (version 2): {"format": "ascendlab-run", "version": 2, "kernel", "chip", "block_num",
 "core_kind", "auto_sync", "gm": [[name, base, nbytes, dtype, shape], ...], "strings": [...],
-"events": [[core, pipe, op, reads, writes, count, dtype, repeats, file, line, sync, args]]}
-where reads/writes are [[space, addr, nbytes, name, count, stride], ...], file and name index
-"strings", sync is null or [kind, src, dst, key, implicit] and args [[name, value], ...]
-(tuples are JSON arrays; floats may be NaN/Infinity as Python's json writes them).
+"events": [[core, pipe, op, reads, writes, count, dtype, repeats, file, line, sync, args] or k,
+...]} where an integer k repeats event k, an earlier full one (the runtime shares one Event
+object between the recurring instructions of a loop; the reader shares it too), reads/writes are
+[[space, addr, nbytes, name, count, stride], ...], file and name index "strings", sync is null
+or [kind, src, dst, key, implicit] and args [[name, value], ...] (tuples are JSON arrays; floats
+may be NaN/Infinity as Python's json writes them).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from ..runtime.trace import Access, Event, GMArg, Run, Sync, event
 from .replay import RECORDABLE_OPS
 
 FORMAT = "ascendlab-run"
-VERSION = 1
+VERSION = 2
 PIPES = frozenset(_TRACE_PIPES)
 SPACES = frozenset({"GM", "UB", "L1", "L0A", "L0B", "L0C"})
 DTYPES = frozenset({"", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -129,12 +131,12 @@ def dump_trace(run: Run) -> dict:
     # the runtime shares one Event object between the recurring instructions of a loop (queue
     # ops, copies of the same tile): convert each object once; the memo holds the Event, so its
     # id is not reused while the memo lives
-    seen: dict[int, tuple] = {}
+    seen: dict[int, tuple] = {}  # id -> (Event, its index in `events`)
     args_done: dict[int, tuple] = {}  # shared argument tuples (a copy's count) too, by identity
     for e in run.trace:
         hit = seen.get(id(e))
         if hit is not None:
-            events.append(hit[1])
+            events.append(hit[1])  # a back-reference: the same event again
             continue
         acc = []
         for accs in (e.reads, e.writes):
@@ -154,7 +156,7 @@ def dump_trace(run: Run) -> dict:
             args = hit[1]
         rec = [e.core, e.pipe, e.op, acc[0], acc[1], int(e.count), e.dtype, int(e.repeats),
                sid(e.file), int(e.line), sync, args]
-        seen[id(e)] = (e, rec)
+        seen[id(e)] = (e, len(events))
         events.append(rec)
     return {"strings": strings, "events": events}
 
@@ -234,7 +236,13 @@ def load_trace(obj: Any, *, max_events: int = MAX_EVENTS) -> list[Event]:
     append = out.append
     for i, ev in enumerate(raw):
         try:
-            append(_event(ev, strings, n_str, syncs, shared_args, seen))
+            if type(ev) is int:  # a back-reference to an earlier full event
+                if not 0 <= ev < i or type(raw[ev]) is not list:
+                    raise WireError(f"a back-reference must name an earlier full event, got "
+                                    f"{_show(ev)}")
+                append(out[ev])
+            else:
+                append(_event(ev, strings, n_str, syncs, shared_args, seen))
         except WireError as exc:
             raise WireError(f"event {i}: {exc}") from None
     return out

@@ -84,7 +84,7 @@ def _bad(obj, path, value):
     (("chip",), "RTX4090", "chip"),
     (("core_kind",), "gpu", "core_kind"),
     (("gm", 0, 2), 3, "is not 3 B"),
-    (("version",), 2, "v1"),
+    (("version",), 1, "v2"),
 ])
 def test_validation(record, path, value, words):
     _, obj = record
@@ -113,3 +113,39 @@ def test_caps(record):
         load_trace(big)
     with pytest.raises(WireError):
         load_meta([])
+
+
+@pytest.fixture(scope="module")
+def loop_record():
+    """A loop's framework events are shared Event objects in the runtime's trace."""
+    n = 4096
+    x = np.arange(n, dtype=np.float32)
+    run = ascendlab.launch(K.vadd_framework, 1, x, x, np.zeros(n, np.float32), n, 256, 2)
+    return run, json.loads(json.dumps(dump_run(run)))
+
+
+def test_repeated_events_are_written_once_and_shared_when_read(loop_record):
+    run, obj = loop_record
+    refs = [k for k in obj["events"] if type(k) is int]
+    assert len(refs) == len(run.trace) - len({id(e) for e in run.trace}) > 0
+    events = load_trace(obj)
+    assert len(events) == len(run.trace)
+    for a, b in zip(events, run.trace):
+        assert a[:11] == b[:11] and _plain(a.args) == _plain(b.args)
+    # the reader shares the object where the runtime did
+    assert len({id(e) for e in events}) == len({id(e) for e in run.trace})
+
+
+@pytest.mark.parametrize("bad", ["self", "later", "negative", "to a reference", "bool"])
+def test_a_back_reference_must_name_an_earlier_full_event(loop_record, bad):
+    _, obj = loop_record
+    obj = copy.deepcopy(obj)
+    events = obj["events"]
+    i = next(k for k, e in enumerate(events) if type(e) is int)
+    events[i] = {"self": i, "later": i + 1, "negative": -1, "bool": True,
+                 "to a reference": next(k for k, e in enumerate(events) if type(e) is int)}[bad]
+    if bad == "to a reference":  # make event i point at another back-reference
+        j = next(k for k, e in enumerate(events[i + 1:], i + 1) if type(e) is int)
+        events[j] = i
+    with pytest.raises(WireError, match=r"event \d+: "):
+        load_trace(obj)

@@ -26,7 +26,7 @@ def launch(x, y, z, core_num):
               ["z", base * 3, zz.nbytes, "float16", list(zz.shape)]]
         events = [[0, "S", "set_value", [], [["GM", base * 3 + 2 * k, 2, 0, 1, 0]], 1,
                    "float16", 0, 1, 1, None, [["value", float(v)]]] for k, v in enumerate(ans)]
-        run = {"format": "ascendlab-run", "version": 1, "kernel": "k", "chip": case["chip"],
+        run = {"format": wire.FORMAT, "version": wire.VERSION, "kernel": "k", "chip": case["chip"],
                "block_num": 1, "core_kind": "aiv", "auto_sync": True, "gm": gm,
                "strings": ["z", "forged.py"], "events": events}
         hashes = {"x": wire.digest(xs), "y": wire.digest(ys), "z": wire.digest(ans)}
