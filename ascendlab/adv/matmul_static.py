@@ -20,22 +20,13 @@ from typing import Any
 
 from ..runtime import core as _core
 from ..runtime.dtypes import DataType
-from ..runtime.structs import Field, Struct
+from ..runtime.structs import CUBE_HEAD, CUBE_TAIL, Field, Struct
 from .matmul import MatmulConfig, MatmulType
 
-_FIELDS = """used_core_num:usedCoreNum m:M n:N k_a:Ka k_b:Kb single_core_m:singleCoreM
-single_core_n:singleCoreN single_core_k:singleCoreK base_m:baseM base_n:baseN base_k:baseK
-depth_a1:depthA1 depth_b1:depthB1 step_m:stepM step_n:stepN is_bias:isBias
-trans_length:transLength iterate_order:iterateOrder share_mode:shareMode
-share_l1_size:shareL1Size share_l0c_size:shareL0CSize share_ub_size:shareUbSize
-step_k_a:stepKa step_k_b:stepKb depth_a_l1_cache_ub:depthAL1CacheUB
-depth_b_l1_cache_ub:depthBL1CacheUB db_l0a:dbL0A db_l0b:dbL0B db_l0c:dbL0C
-a_layout_info_b:ALayoutInfoB a_layout_info_s:ALayoutInfoS a_layout_info_n:ALayoutInfoN
-a_layout_info_g:ALayoutInfoG a_layout_info_d:ALayoutInfoD b_layout_info_b:BLayoutInfoB
-b_layout_info_s:BLayoutInfoS b_layout_info_n:BLayoutInfoN b_layout_info_g:BLayoutInfoG
-b_layout_info_d:BLayoutInfoD c_layout_info_b:CLayoutInfoB c_layout_info_s1:CLayoutInfoS1
-c_layout_info_n:CLayoutInfoN c_layout_info_g:CLayoutInfoG c_layout_info_s2:CLayoutInfoS2
-batch_num:BatchNum mx_type_para:mxTypePara"""
+# TCubeTiling's fields without its batch ones, plus mx_type_para; pyasc names trans_length
+# "transLength" here (and "trans_length" in TCubeTiling)
+_FIELDS = (CUBE_HEAD.replace("trans_length:trans_length", "trans_length:transLength") + " "
+           + CUBE_TAIL + " mx_type_para:mxTypePara")
 
 
 class MatmulApiStaticTiling(Struct):

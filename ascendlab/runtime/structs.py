@@ -160,14 +160,15 @@ def _int_fields(spec: str, default: int = 0) -> dict[str, Field]:
     return out
 
 
-_CUBE = """used_core_num:usedCoreNum m:M n:N k_a:Ka k_b:Kb single_core_m:singleCoreM
+# TCubeTiling's fields as "attribute:C name", in order (MatmulApiStaticTiling reuses them)
+CUBE_HEAD = """used_core_num:usedCoreNum m:M n:N k_a:Ka k_b:Kb single_core_m:singleCoreM
 single_core_n:singleCoreN single_core_k:singleCoreK base_m:baseM base_n:baseN base_k:baseK
 depth_a1:depthA1 depth_b1:depthB1 step_m:stepM step_n:stepN is_bias:isBias
 trans_length:trans_length iterate_order:iterateOrder share_mode:shareMode
 share_l1_size:shareL1Size share_l0c_size:shareL0CSize share_ub_size:shareUbSize"""
-_CUBE_BATCH = """batch_m:batchM batch_n:batchN single_batch_m:singleBatchM
+CUBE_BATCH = """batch_m:batchM batch_n:batchN single_batch_m:singleBatchM
 single_batch_n:singleBatchN"""
-_CUBE_TAIL = """step_k_a:stepKa step_k_b:stepKb depth_a_l1_cache_ub:depthAL1CacheUB
+CUBE_TAIL = """step_k_a:stepKa step_k_b:stepKb depth_a_l1_cache_ub:depthAL1CacheUB
 depth_b_l1_cache_ub:depthBL1CacheUB db_l0a:dbL0A db_l0b:dbL0B db_l0c:dbL0C
 a_layout_info_b:ALayoutInfoB a_layout_info_s:ALayoutInfoS a_layout_info_n:ALayoutInfoN
 a_layout_info_g:ALayoutInfoG a_layout_info_d:ALayoutInfoD b_layout_info_b:BLayoutInfoB
@@ -181,7 +182,7 @@ TCubeTiling = type("TCubeTiling", (Struct,), {
     "__doc__": "Matmul tiling (pyasc asc.adv.TCubeTiling); every field int32, default 0. "
                "See docs/adv.md for what the emulated Matmul reads from it.",
     "__module__": __name__,
-    **_int_fields(_CUBE), **_int_fields(_CUBE_BATCH), **_int_fields(_CUBE_TAIL),
+    **_int_fields(CUBE_HEAD), **_int_fields(CUBE_BATCH), **_int_fields(CUBE_TAIL),
 })
 
 _SOFTMAX = """src_m:srcM src_k:srcK src_size:srcSize out_max_m:outMaxM out_max_k:outMaxK
