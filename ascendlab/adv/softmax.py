@@ -154,8 +154,9 @@ def _softmax(frame: Any, dst: Any, sum_t: Any, max_t: Any, src: Any, tiling: Any
             ("basic_block", bool(basic_block)))
     bases = (src.addr, dst.addr, sum_t.addr, max_t.addr, tmp_addr)
     names = (src.name, dst.name, sum_t.name, max_t.name, tmp_name)
+    where = _core.site(c, frame)
     evs, pending = events((kind, k, k0, split_m, range_m, tail_m), bases, names, c.idx,
-                          frame.f_code.co_filename, frame.f_lineno,
+                          where[0], where[1],
                           BARRIER_ARGS + (("call", call),))
     append = c.append
     for e in evs:

@@ -187,11 +187,26 @@ def _short(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
+def site(c: CoreState, frame: Any) -> tuple[str, int, Any]:
+    """(file, line, code) of the call in `frame`, cached in the core's memo by the code
+    object's id and the bytecode offset. CPython computes f_lineno by scanning the code's line
+    table from its start: microseconds in a long kernel (a compiled kernel's statements carry
+    compile-only handlers, which lengthen it), paid by every instruction without this cache.
+    The entry holds the code object, so its id stays unique while the memo lives."""
+    code = frame.f_code
+    key = (id(code), frame.f_lasti)
+    got = c.memo.get(key)
+    if got is None:
+        got = c.memo[key] = (code.co_filename, frame.f_lineno, code)
+    return got
+
+
 def emit(c: CoreState, pipe: str, op: str, reads: tuple, writes: tuple, count: int, dtype: str,
          repeats: int, frame: Any, sync: Sync | None = None, args: tuple = ()) -> None:
     """Append one Event for the instruction called from `frame`."""
-    c.append(event(c.idx, pipe, op, reads, writes, count, dtype, repeats,
-                   frame.f_code.co_filename, frame.f_lineno, sync, args))
+    s = site(c, frame)
+    c.append(event(c.idx, pipe, op, reads, writes, count, dtype, repeats, s[0], s[1], sync,
+                   args))
 
 
 def access(space: str, addr: int, nbytes: int, name: str, count: int = 1,

@@ -21,7 +21,7 @@ from ..errors import (
 )
 from . import atomic as _atomic
 from . import core as _core
-from .core import access, emit, finding
+from .core import access, emit, finding, site
 from .memory import GUARD
 from .params import (
     DataCopyExtParams,
@@ -166,16 +166,12 @@ def data_copy(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
                                   "emulated: count, DataCopyParams, Nd2NzParams")
 
 
-def _site(memo: dict, frame: Any) -> tuple[str, int]:
-    """(file, line) of the call in `frame`, cached in the core's memo by the code object's id
-    and the bytecode offset (the entry holds the code object, so the id stays unique): CPython
-    computes f_lineno by scanning the line table, which takes microseconds in a long kernel."""
-    code = frame.f_code
-    key = (id(code), frame.f_lasti)
-    got = memo.get(key)
-    if got is None:
-        got = memo[key] = (code.co_filename, frame.f_lineno, code)
-    return got[0], got[1]
+def _local(c: Any, space: str, addr: int, nbytes: int, name: str, frame: Any) -> tuple:
+    """The fast copy paths' entry for a recurring local operand at one call site: (its Access
+    as a 1-tuple, its bytes as a numpy view of the core's memory, the site's (file, line,
+    code): the entry holds the code object, so the id in its key stays unique)."""
+    return ((access(space, addr, nbytes, name),), c.mem(space)[addr:addr + nbytes],
+            site(c, frame))
 
 
 def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
@@ -202,39 +198,40 @@ def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
     if type(src) is GlobalTensor and type(dst) is LocalTensor:
         g, off, a, space = src.alloc, src.offset, dst.addr, dst.space
         if (g is not None and (space == "UB" or space == "L1") and not a & 31
-                and a + nbytes <= dst.hi and 0 <= off and off + nbytes <= g.nbytes):
+                and a + nbytes <= dst.hi and 0 <= off and off + nbytes <= g.nbytes
+                and dst.c is c):
+            key = (space, a, nbytes, dst.name, id(frame.f_code), frame.f_lasti)
+            local = memo.get(key)
+            if local is None:
+                local = memo[key] = _local(c, space, a, nbytes, dst.name, frame)
             if nbytes:
                 si = g.idx0 + off
-                dst.arr.base[a:a + nbytes] = g.buf[si:si + nbytes]
-            key = (space, a, nbytes, dst.name)
-            writes = memo.get(key)
-            if writes is None:
-                writes = memo[key] = (access(space, a, nbytes, dst.name),)
-            file, line = _site(memo, frame)
+                local[1][...] = g.buf[si:si + nbytes]
+            where = local[2]
             c.append(event(c.idx, "MTE2", "data_copy",
-                           (access("GM", g.base + off, nbytes, g.name),), writes,
-                           nbytes // isz, dt.name, 1, file, line, None, args))
+                           (access("GM", g.base + off, nbytes, g.name),), local[0],
+                           nbytes // isz, dt.name, 1, where[0], where[1], None, args))
             return
     elif type(dst) is GlobalTensor and type(src) is LocalTensor:
         g, off, a = dst.alloc, dst.offset, src.addr
         if (g is not None and src.space == "UB" and not a & 31 and a + nbytes <= src.hi
-                and 0 <= off and off + nbytes <= g.nbytes
+                and 0 <= off and off + nbytes <= g.nbytes and src.c is c
                 and not (c.lib and _atomic.mode_of(c))):  # atomic stores: the general path
             if not g.idx0:
                 g.private()
             g.written = True  # GMAlloc.mark_written, inline
             g.version += 1
+            key = ("UB", a, nbytes, src.name, id(frame.f_code), frame.f_lasti)
+            local = memo.get(key)
+            if local is None:
+                local = memo[key] = _local(c, "UB", a, nbytes, src.name, frame)
             if nbytes:
                 di = g.idx0 + off
-                g.buf[di:di + nbytes] = src.arr.base[a:a + nbytes]
-            key = ("UB", a, nbytes, src.name)
-            reads = memo.get(key)
-            if reads is None:
-                reads = memo[key] = (access("UB", a, nbytes, src.name),)
-            file, line = _site(memo, frame)
-            c.append(event(c.idx, "MTE3", "data_copy", reads,
+                g.buf[di:di + nbytes] = local[1]
+            where = local[2]
+            c.append(event(c.idx, "MTE3", "data_copy", local[0],
                            (access("GM", g.base + off, nbytes, g.name),),
-                           nbytes // isz, dt.name, 1, file, line, None, args))
+                           nbytes // isz, dt.name, 1, where[0], where[1], None, args))
             return
     ds, dbuf, di, daddr, dname = _operand(c, dst, nbytes, "data_copy", "dst", frame, True)
     ss, sbuf, si, saddr, sname = _operand(c, src, nbytes, "data_copy", "src", frame)
@@ -257,8 +254,9 @@ def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
         writes = memo.get(key) or memo.setdefault(key, (access(*key),))
     if atom is not None:
         args += _atomic.event_args(atom)
+    where = site(c, frame)
     c.append(event(c.idx, pipe, "data_copy", reads, writes, nbytes // isz, dt.name, 1,
-                   frame.f_code.co_filename, frame.f_lineno, None, args))
+                   where[0], where[1], None, args))
 
 
 def _copy_params(dst: Any, src: Any, p: DataCopyParams, frame: Any) -> None:

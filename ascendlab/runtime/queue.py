@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import CapacityError, QueueError, QueueStateError
 from . import core as _core
-from .core import CoreState
+from .core import CoreState, site
 from .dtypes import DataType
 from .enums import SPACE_OF, TPosition
 from .tensor import LocalTensor
@@ -50,16 +50,6 @@ def _position(value: Any, what: str) -> TPosition:
         raise NotImplementedError(f"{what}: position {pos.name} is not emulated; emulated: "
                                   + ", ".join(p.name for p in _PRODUCER))
     return pos
-
-
-def release(t: LocalTensor, frame: Any) -> None:
-    """The handle given to free_tensor no longer owns any bytes: its buffer ends where it
-    starts, so any later access through it (an instruction, get_value) is outside its buffer,
-    a memcheck finding that raises in strict mode and warns otherwise, and its messages say it
-    was freed. alloc_tensor(t) / deque(t) rebind it. Limitation: other views of the slot taken
-    before the free (t[8:]) are not released."""
-    t.hi = t.addr
-    t.freed = f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno}"
 
 
 class TQueBind:
@@ -184,9 +174,10 @@ class TQueBind:
         issues the same few queue events again and again: the trace shares them (Events are
         immutable) and the lookup needs neither the line number nor a new tuple. The entry
         holds the code object, so its id stays unique while the cache lives."""
-        ev = event(self.c.idx, pipe, op, file=frame.f_code.co_filename, line=frame.f_lineno,
-                   sync=sync, args=self.ev_args[slot])
-        cache[key] = (ev, frame.f_code)
+        where = site(self.c, frame)
+        ev = event(self.c.idx, pipe, op, file=where[0], line=where[1], sync=sync,
+                   args=self.ev_args[slot])
+        cache[key] = (ev, where)
         return ev
 
     def _free_slot(self, frame: Any) -> int:
@@ -298,21 +289,32 @@ class TQueBind:
         return proto._view(0)
 
     def free_tensor(self, tensor: Any) -> None:
-        """Return a tensor's slot (sets the consumer->producer flag the next alloc waits on)."""
+        """Return a tensor's slot (sets the consumer->producer flag the next alloc waits on).
+
+        The handle no longer owns any bytes: its buffer ends where it starts, so any later
+        access through it (an instruction, get_value) is outside its buffer, a memcheck finding
+        that raises in strict mode and warns otherwise, and its messages say where it was
+        freed. alloc_tensor(t) / deque(t) rebind it. Limitation: other views of the slot taken
+        before the free (t[8:]) are not released."""
         frame = _getframe(1)
         slot = self._own_slot(tensor, "free_tensor", frame)
-        st = self.state[slot]
+        state = self.state
+        st = state[slot]
         if st == _FREE or st == _ENQUEUED:
             why = "already free (double free)" if st == _FREE else "still enqueued: deque it first"
             raise QueueError(f"{self.describe()}.free_tensor: slot {slot} is {why} "
                              f"{_core.where(self.c, frame)}")
-        self.state[slot] = _FREE
+        state[slot] = _FREE
         self.freed_once[slot] = True
         key = (id(frame.f_code), frame.f_lasti, slot)
         got = self.ev_free.get(key)
-        self.c.append(got[0] if got is not None else self._site_event(
-            self.ev_free, key, "free_tensor", self.consumer, slot, self.war_set[slot], frame))
-        release(tensor, frame)
+        if got is None:
+            self._site_event(self.ev_free, key, "free_tensor", self.consumer, slot,
+                             self.war_set[slot], frame)
+            got = self.ev_free[key]
+        self.c.append(got[0])
+        tensor.hi = tensor.addr  # the handle owns no bytes now (see above)
+        tensor.freed = got[1]  # the call site, for messages about a use after free
 
     # ---- queries -----------------------------------------------------------------------
     def vacant_in_que(self) -> bool:

@@ -56,7 +56,8 @@ class LocalTensor:
         self.slot = -1
         self.tag = 0
         self.shape_info: ShapeInfo | None = None  # set_shape_info's ShapeInfo
-        self.freed = ""  # "file:line" of the free_tensor that released this handle's buffer
+        # (file, line, code) of the free_tensor that released this handle's buffer, or ""
+        self.freed: Any = ""
         if dtype is None or (pos is _UNSET and addr is _UNSET and tile_size is _UNSET):
             self.space = None  # an empty handle
             return
@@ -268,7 +269,8 @@ class LocalTensor:
         else:
             where = f"queue {self.owner.qid} slot {self.slot}" if self.slot >= 0 else "TBuf"
         if self.freed:
-            where += f", released by free_tensor at {self.freed}: a use after free"
+            file, line = self.freed[0].rsplit("/", 1)[-1], self.freed[1]
+            where += f", released by free_tensor at {file}:{line}: a use after free"
         return (f"{self.pos.name} tensor {self.dtype.name}[{self.size}] at "
                 f"{self.space}+0x{self.addr:x} ({where})")
 

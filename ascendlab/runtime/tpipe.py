@@ -206,14 +206,15 @@ def local_tensor_auto(dtype: Any, shape: Any) -> LocalTensor:
                          f"{_core.where(c, frame)}")
     check_core_kind(c, "UB", "LocalTensorAuto", frame)
     nbytes = (n * dt.itemsize + 31) // 32 * 32
-    site = ("auto", frame.f_code.co_filename, frame.f_lineno)
+    file, line, _ = _core.site(c, frame)
+    site = ("auto", file, line)
     got = c.lib.get(site)
     if got is None or got[1] < nbytes:
         addr = reserve_top(c, "UB", nbytes, f"LocalTensorAuto at {_core.where(c, frame)}")
         got = c.lib[site] = (addr, nbytes)
     addr = got[0]
     return LocalTensor._make(c, "UB", TPosition.VECCALC, addr, dt, n, addr + nbytes, None, 0,
-                             f"auto@{frame.f_lineno}")
+                             f"auto@{line}")
 
 
 __all__ = ["TPipe", "give_slots", "local_tensor_auto", "reserve_top"]

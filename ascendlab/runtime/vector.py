@@ -28,7 +28,7 @@ from ..errors import (
     DTypeError,
 )
 from . import core as _core
-from .core import access, order_vector, vector_spans
+from .core import access, order_vector, site, vector_spans
 from .dtypes import DataType
 from .enums import VECTOR_POSITIONS
 from .params import BinaryRepeatParams, UnaryRepeatParams
@@ -174,6 +174,24 @@ from .vector_forms import (  # noqa: E402
 
 
 # ---- the instructions -----------------------------------------------------------------------
+def _fast_entry(c: Any, op: str, dt: Any, n: int, dst: LocalTensor, src0: LocalTensor,
+                src1: LocalTensor, frame: Any) -> tuple:
+    """binary's fast-path entry for one recurring instruction: (its Event, its vector spans,
+    the numpy views of dst, src0 and src1, whether torch may compute it, the call site (which
+    holds the code object))."""
+    nb = n * dt.itemsize
+    w = access("UB", dst.addr, nb, dst.name)
+    reads = (access("UB", src0.addr, nb, src0.name), access("UB", src1.addr, nb, src1.name))
+    if op in READS_DST:
+        reads += (w,)
+    where = site(c, frame)
+    ev = event(c.idx, "V", op, reads, (w,), n, dt.name, (nb + 255) >> 8, where[0], where[1],
+               None, (("count", n),))
+    return (ev, vector_spans(reads, (w,)), dst.arr[dst.e0:dst.e0 + n],
+            src0.arr[src0.e0:src0.e0 + n], src1.arr[src1.e0:src1.e0 + n],
+            op in TORCH_F16 and dt.name == "float16", where)
+
+
 def binary(op: str, dst: Any, src0: Any, src1: Any, args: tuple, kwargs: dict,
            frame: Any) -> None:
     """A two-source instruction of BINARY in any of its forms."""
@@ -184,7 +202,9 @@ def binary(op: str, dst: Any, src0: Any, src1: Any, args: tuple, kwargs: dict,
     if (c is not None and not kwargs and len(args) == 1 and type(dst) is LocalTensor
             and type(src0) is LocalTensor and type(src1) is LocalTensor and c.kind == "aiv"):
         dt = dst.dtype
-        n = args[0].__index__()
+        n = args[0]
+        if type(n) is not int:
+            n = n.__index__()
         nb = n * dt.itemsize
         da, a0, a1 = dst.addr, src0.addr, src1.addr
         if (src0.dtype is dt and src1.dtype is dt and dst.space == "UB" and src0.space == "UB"
@@ -192,33 +212,23 @@ def binary(op: str, dst: Any, src0: Any, src1: Any, args: tuple, kwargs: dict,
                 and n >= 0 and da + nb <= dst.hi and a0 + nb <= src0.hi and a1 + nb <= src1.hi
                 and dst.pos in VECTOR_POSITIONS and src0.pos in VECTOR_POSITIONS
                 and src1.pos in VECTOR_POSITIONS):
-            arr = dst.arr
-            d = arr[dst.e0:dst.e0 + n]
-            if type(fn) is np.ufunc:
-                x0, x1 = src0.arr[src0.e0:src0.e0 + n], src1.arr[src1.e0:src1.e0 + n]
-                if not (op in TORCH_F16 and dt.name == "float16" and torch_f16(op, x0, x1, d)):
-                    fn(x0, x1, out=d)
-            else:
-                d[...] = fn(src0.arr[src0.e0:src0.e0 + n], src1.arr[src1.e0:src1.e0 + n], d)
             # the same instruction on the same slots from the same call site (a loop): one
-            # Event, shared; the key holds the site's code id and bytecode offset (the entry
-            # keeps the code object alive, so the id stays unique), not the costlier line
-            code = frame.f_code
-            key = (op, dt, da, a0, a1, n, dst.name, src0.name, src1.name, id(code),
+            # entry, built once, holding the shared Event and the operands' numpy views; the
+            # key holds the site's code id and bytecode offset (the entry keeps the code object
+            # alive, so the id stays unique), not the costlier line
+            key = (op, dt, da, a0, a1, n, dst.name, src0.name, src1.name, id(frame.f_code),
                    frame.f_lasti)
             got = c.memo.get(key)
             if got is None:
-                w = access("UB", da, nb, dst.name)
-                reads = (access("UB", a0, nb, src0.name), access("UB", a1, nb, src1.name))
-                if op in READS_DST:
-                    reads += (w,)
-                got = c.memo[key] = (event(c.idx, "V", op, reads, (w,), n, dt.name,
-                                           (nb + 255) >> 8, code.co_filename, frame.f_lineno,
-                                           None, (("count", n),)),
-                                     vector_spans(reads, (w,)), code)
+                got = c.memo[key] = _fast_entry(c, op, dt, n, dst, src0, src1, frame)
+            ev, spans, d, x0, x1, on_torch, _ = got
+            if type(fn) is not np.ufunc:
+                d[...] = fn(x0, x1, d)
+            elif not (on_torch and torch_f16(op, x0, x1, d)):
+                fn(x0, x1, out=d)
             if c.launch.auto_sync:
-                order_vector(c, got[1], frame)
-            c.append(got[0])
+                order_vector(c, spans, frame)
+            c.append(ev)
             return
     c = current_vector_core(frame)
     vec_operand(op, dst, "dst", c, frame)
