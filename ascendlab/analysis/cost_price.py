@@ -10,8 +10,9 @@ and its totals are added once per repetition.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
 
 from ..runtime.chips import ChipSpec
 from ..runtime.trace import OPS, VECTOR_CLASSES, op_info
@@ -55,18 +56,26 @@ def price(trace: list, table: CostTable, chip: ChipSpec, rd_rate: float, wr_rate
     its place (a GM transfer, a cube step: their totals accumulate in trace order) never recurs
     in a runtime's trace; if one does, every occurrence is visited in order instead."""
     ids = list(map(id, trace))
-    times = Counter(ids)
+    times, order = occurrences(ids)
     try:
-        return _Pricer(table, chip, rd_rate, wr_rate, times, False).run(trace, ids)
+        return _Pricer(table, chip, rd_rate, wr_rate, times, False).run(trace, ids, order)
     except _Repeated:
-        return _Pricer(table, chip, rd_rate, wr_rate, times, True).run(trace, ids)
+        return _Pricer(table, chip, rd_rate, wr_rate, times, True).run(trace, ids, order)
+
+
+def occurrences(ids: list[int]) -> tuple[dict[int, int], list[int]]:
+    """(how many times each object id occurs, the index of each id's first occurrence in
+    trace order), from one sort in C (a Counter and a dict of indices take twice as long)."""
+    objs, first, counts = np.unique(np.fromiter(ids, np.uint64, len(ids)), return_index=True,
+                                    return_counts=True)
+    return dict(zip(objs.tolist(), counts.tolist())), np.sort(first).tolist()
 
 
 class _Pricer:
     """The state of one pricing pass (price())."""
 
     def __init__(self, table: CostTable, chip: ChipSpec, rd_rate: float, wr_rate: float,
-                 times: Counter, in_order: bool) -> None:
+                 times: dict[int, int], in_order: bool) -> None:
         self.table, self.chip, self.rd_rate, self.wr_rate = table, chip, rd_rate, wr_rate
         self.times, self.in_order = times, in_order
         self.fast_align, self.slow_rate = chip.gm_fast_align, chip.gm_misaligned_rate
@@ -96,12 +105,13 @@ class _Pricer:
         self.gm_in: dict[int, tuple] = {}
         self.gm_out: dict[int, tuple] = {}
 
-    def run(self, trace: list, ids: list[int]) -> Priced:
+    def run(self, trace: list, ids: list[int], first: list[int]) -> Priced:
+        """Price the events (each object once, at its first index `first`, unless in_order)."""
         row_of, placed, in_order = self.row_of, self.placed, self.in_order
         gm_in, gm_out, times = self.gm_in, self.gm_out, self.times
         fa, core_read, gm_reads = self.fast_align, self.core_read, self.gm_reads
         bytes_moved, written = self.bytes_moved, self.written
-        order = range(len(trace)) if in_order else dict(zip(ids, range(len(ids)))).values()
+        order = range(len(trace)) if in_order else first
         for i in order:
             e = trace[i]
             key = id(e)

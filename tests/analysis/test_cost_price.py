@@ -33,13 +33,21 @@ def test_each_object_once_equals_every_occurrence_in_order():
     assert len({id(e) for e in trace}) < len(trace)  # the runtime shares recurring events
     ids = [id(e) for e in trace]
     rd, wr = _rates()
-    once = cost_price._Pricer(COST, RUN.chip, rd, wr, cost_price.Counter(ids), False).run(
-        trace, ids)
-    every = cost_price._Pricer(COST, RUN.chip, rd, wr, cost_price.Counter(ids), True).run(
-        trace, ids)
+    times, first = cost_price.occurrences(ids)
+    once = cost_price._Pricer(COST, RUN.chip, rd, wr, times, False).run(trace, ids, first)
+    every = cost_price._Pricer(COST, RUN.chip, rd, wr, times, True).run(trace, ids, first)
     assert once == every
     assert once.gm_read == sum(e.reads[0].nbytes for e in trace
                                if e.op == "data_copy" and e.reads[0].space == "GM")
+
+
+def test_occurrences_counts_each_object_and_finds_its_first_index():
+    a, b, c = object(), object(), object()
+    ids = [id(o) for o in (b, a, b, c, a, b)]
+    times, first = cost_price.occurrences(ids)
+    assert times == {id(a): 2, id(b): 3, id(c): 1}
+    assert first == [0, 1, 3]  # trace order of first occurrences: b, a, c
+    assert cost_price.occurrences([]) == ({}, [])
 
 
 def test_a_recurring_gm_transfer_object_is_priced_at_each_place():
@@ -51,8 +59,8 @@ def test_a_recurring_gm_transfer_object_is_priced_at_each_place():
     rd, wr = _rates()
     got = cost_price.price(trace, COST, RUN.chip, rd, wr)
     ids = [id(e) for e in trace]
-    every = cost_price._Pricer(COST, RUN.chip, rd, wr, cost_price.Counter(ids), True).run(
-        trace, ids)
+    times, first = cost_price.occurrences(ids)
+    every = cost_price._Pricer(COST, RUN.chip, rd, wr, times, True).run(trace, ids, first)
     assert got == every
     assert [r[0] for r in got.gm_reads[:2]] == [first_read, first_read + 1]
     assert got.gm_read == RUN.trace[first_read].reads[0].nbytes + _price_plain().gm_read
