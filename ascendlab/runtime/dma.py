@@ -168,10 +168,11 @@ def data_copy(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
 
 def _local(c: Any, space: str, addr: int, nbytes: int, name: str, frame: Any) -> tuple:
     """The fast copy paths' entry for a recurring local operand at one call site: (its Access
-    as a 1-tuple, its bytes as a numpy view of the core's memory, the site's (file, line,
-    code): the entry holds the code object, so the id in its key stays unique)."""
-    return ((access(space, addr, nbytes, name),), c.mem(space)[addr:addr + nbytes],
-            site(c, frame))
+    as a 1-tuple, its bytes as a memoryview of the core's memory (a memoryview slice copies in
+    half the time of a numpy one), the site's (file, line, code): the entry holds the code
+    object, so the id in its key stays unique)."""
+    return ((access(space, addr, nbytes, name),),
+            memoryview(c.mem(space))[addr:addr + nbytes], site(c, frame))
 
 
 def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
@@ -206,7 +207,7 @@ def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
                 local = memo[key] = _local(c, space, a, nbytes, dst.name, frame)
             if nbytes:
                 si = g.idx0 + off
-                local[1][...] = g.buf[si:si + nbytes]
+                local[1][:] = g.mv[si:si + nbytes]
             where = local[2]
             c.append(event(c.idx, "MTE2", "data_copy",
                            (access("GM", g.base + off, nbytes, g.name),), local[0],
@@ -227,7 +228,7 @@ def _copy_count(dst: Any, src: Any, count: int, frame: Any) -> None:
                 local = memo[key] = _local(c, "UB", a, nbytes, src.name, frame)
             if nbytes:
                 di = g.idx0 + off
-                g.buf[di:di + nbytes] = local[1]
+                g.mv[di:di + nbytes] = local[1]
             where = local[2]
             c.append(event(c.idx, "MTE3", "data_copy", local[0],
                            (access("GM", g.base + off, nbytes, g.name),),

@@ -31,8 +31,8 @@ class GMAlloc:
     contents (`derived`, e.g. adv.Matmul's float32 copy of an operand) know when they are stale.
     """
 
-    __slots__ = ("name", "index", "base", "dtype", "shape", "nbytes", "host", "buf", "idx0",
-                 "written", "version", "derived")
+    __slots__ = ("name", "index", "base", "dtype", "shape", "nbytes", "host", "buf", "mv",
+                 "idx0", "written", "version", "derived")
 
     def __init__(self, name: str, index: int, host_bytes: np.ndarray, dtype: DataType,
                  shape: tuple[int, ...]) -> None:
@@ -44,6 +44,7 @@ class GMAlloc:
         self.nbytes = int(host_bytes.size)
         self.host = host_bytes  # contiguous uint8 view of the caller's data
         self.buf = host_bytes
+        self.mv = memoryview(host_bytes)  # buf's bytes: the copy fast paths slice it (cheaper)
         self.idx0 = 0
         self.written = False
         self.version = 0  # bumped by every write into the argument
@@ -62,6 +63,7 @@ class GMAlloc:
             padded[GUARD + self.nbytes:] = POISON
             padded[GUARD:GUARD + self.nbytes] = self.host
             self.buf = padded
+            self.mv = memoryview(padded)
             self.idx0 = GUARD
         return self.buf
 
