@@ -189,7 +189,8 @@ class JITFunction:
             raise LaunchError(f"{self.__name__} is an @asc.jit kernel: launch it as "
                               f"{self.__name__}[block_num, stream](...); a plain call works "
                               "only from inside another kernel")
-        return (self._impl or self._callable())(*args, **kwargs)
+        impl = self._impl or self._callable()
+        return impl(*args, **kwargs) if kwargs else impl(*args)  # (a kernel's helper calls)
 
     def __getitem__(self, launch: Any) -> Callable[..., Run]:
         if isinstance(launch, tuple):
