@@ -211,7 +211,8 @@ def binary(op: str, dst: Any, src0: Any, src1: Any, args: tuple, kwargs: dict,
                 and src1.space == "UB" and not (da | a0 | a1) & 31 and dt.name in allowed
                 and n >= 0 and da + nb <= dst.hi and a0 + nb <= src0.hi and a1 + nb <= src1.hi
                 and dst.pos in VECTOR_POSITIONS and src0.pos in VECTOR_POSITIONS
-                and src1.pos in VECTOR_POSITIONS):
+                and src1.pos in VECTOR_POSITIONS and dst.c is c and src0.c is c
+                and src1.c is c):  # (the entry's views are of this core's memory)
             # the same instruction on the same slots from the same call site (a loop): one
             # entry, built once, holding the shared Event and the operands' numpy views; the
             # key holds the site's code id and bytecode offset (the entry keeps the code object
