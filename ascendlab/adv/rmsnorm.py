@@ -29,7 +29,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import DTypeError, ParamError
-from ..runtime import core as _core
 from ..runtime.structs import Field, Struct
 from .math import F16_F32, run_math
 
@@ -65,19 +64,18 @@ def rmsnorm(dst: Any, src: Any, gamma: Any, epsilon: Any, tiling: Any, temp_buff
                         f"{type(tiling).__name__}")
     rows = int(tiling.b_length) * int(tiling.s_length)
     h, h0 = int(tiling.h_length), int(tiling.original_h_length)
-    at = _core.where(_core.core(), frame)
     if rows <= 0 or h <= 0 or not 0 < h0 <= h:
         raise ParamError(f"{OP}: tiling b_length={tiling.b_length}, s_length={tiling.s_length}, "
                          f"h_length={h}, original_h_length={h0} describe no [B, S, H] with "
-                         f"0 < original_h_length <= h_length; fill it on the host {at}")
+                         "0 < original_h_length <= h_length; fill it on the host")
     for t, role in ((src, "src"), (gamma, "gamma")):
         name = getattr(getattr(t, "dtype", None), "name", None)
         if name != getattr(getattr(dst, "dtype", None), "name", "") or name not in F16_F32:
             raise DTypeError(f"{OP}: dst and {role} must both be float16 or float32, got "
-                             f"{getattr(dst.dtype, 'name', None)} and {name} {at}")
+                             f"{getattr(dst.dtype, 'name', None)} and {name}")
     if (h * src.dtype.itemsize) % 32:
         raise ParamError(f"{OP}: h_length={h} x {src.dtype.itemsize} B is not a multiple of "
-                         f"32 B {at}")
+                         "32 B")
     recip = float(tiling.reciprocal_of_h_length) or 1.0 / h0
     eps = float(np.asarray(epsilon).astype(src.dtype.np))
 

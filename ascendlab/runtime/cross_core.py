@@ -65,31 +65,30 @@ register_op("cross_core_wait_flag", "S", "sync", replayable=False, module=__name
 
 def _check(op: str, c: Any, flag_id: Any, mode_id: Any, pipe: Any, frame: Any
            ) -> tuple[int, int, str]:
-    at = _core.where(c, frame)
     if c.chip.layout != "separated":
         raise SyncError(f"{op}: cross-core flags belong to separated chips (AIC + AIV cores); "
-                        f"{c.chip.name} is not one {at}")
+                        f"{c.chip.name} is not one")
     fid, mode = int(flag_id), int(mode_id)
     if not 0 <= fid <= MAX_FLAG_ID:
-        raise SyncError(f"{op}: flag_id={fid} is outside [0, {MAX_FLAG_ID}] {at}")
+        raise SyncError(f"{op}: flag_id={fid} is outside [0, {MAX_FLAG_ID}]")
     if mode not in (0, 1, 2):
         raise SyncError(f"{op}: mode_id={mode} is not 0 (all cores of a type), 1 (the AIVs of "
-                        f"a group) or 2 (AIC with its AIVs) {at}")
+                        "a group) or 2 (AIC with its AIVs)")
     if mode and c.launch.core_kind != "mix":
         raise SyncError(f"{op}: mode_id={mode} synchronises the cores of one AI Core group and "
                         f"needs a MIX kernel; this kernel runs on {c.launch.core_kind.upper()} "
-                        f"cores only {at}")
+                        "cores only")
     if mode == 1 and c.kind != "aiv":
         raise SyncError(f"{op}: mode_id=1 is between the two AIV cores of a group; core "
-                        f"{c.idx} is an AIC {at}")
+                        f"{c.idx} is an AIC")
     try:
         name = PipeID(pipe).pipe
     except ValueError:
-        raise SyncError(f"{op}: {pipe!r} is not a PipeID {at}") from None
+        raise SyncError(f"{op}: {pipe!r} is not a PipeID") from None
     own = _AIV_PIPES if c.kind == "aiv" else _AIC_PIPES
     if name not in own:
         raise SyncError(f"{op}: a {'vector (AIV)' if c.kind == 'aiv' else 'cube (AIC)'} core "
-                        f"has no {name} pipe; legal: {', '.join(sorted(own))} {at}")
+                        f"has no {name} pipe; legal: {', '.join(sorted(own))}")
     return fid, mode, name
 
 

@@ -68,7 +68,6 @@ def load_data_with_sparse(dst: Any, src: Any, idx: Any, params: Any) -> None:
     op = "load_data_with_sparse"
     c = _core.current or _core.core()
     check_core_kind(c, "L1", op, frame)
-    where = _core.where(c, frame)
     dst, src, idx = (require_local(op, t, r) for t, r in ((dst, "dst"), (src, "src"),
                                                              (idx, "idx")))
     _check_pos(c, op, dst, "dst", (TPosition.B2,), frame)
@@ -76,7 +75,7 @@ def load_data_with_sparse(dst: Any, src: Any, idx: Any, params: Any) -> None:
     _check_pos(c, op, idx, "idx", (TPosition.B1,), frame)
     if dst.dtype.name != "int8" or src.dtype.name != "int8" or idx.dtype.itemsize != 1:
         raise DTypeError(f"{op}: dst and src must be int8 and idx a byte type; got "
-                         f"{dst.dtype.name}, {src.dtype.name}, {idx.dtype.name} {where}")
+                         f"{dst.dtype.name}, {src.dtype.name}, {idx.dtype.name}")
     if not isinstance(params, LoadData2DParams):
         raise TypeError(f"{op}: params must be LoadData2DParams, got {type(params).__name__}")
     start, rep, sstride, _sid, gap, transpose, _mode = _fields(params)
@@ -84,7 +83,7 @@ def load_data_with_sparse(dst: Any, src: Any, idx: Any, params: Any) -> None:
                         ("src_stride", sstride, 65535), ("dst_gap", gap, 65535)):
         _check_range(c, op, "LoadData2DParams", name, v, 0, hi, frame)
     if transpose:
-        raise ParamError(f"{op}: if_transpose is not supported (LoadDataWithSparse) {where}")
+        raise ParamError(f"{op}: if_transpose is not supported (LoadDataWithSparse)")
     _check_align(c, op, dst, "dst", c.chip.l0ab_align, frame, " (one fractal)")
     _check_align(c, op, src, "src", 32, frame)
     _check_align(c, op, idx, "idx", 32, frame)
@@ -118,7 +117,6 @@ def mmad_with_sparse(dst: Any, fm: Any, filter: Any, params: Any) -> None:
     op = "mmad_with_sparse"
     c = _core.current or _core.core()
     check_core_kind(c, "L0C", op, frame)
-    where = _core.where(c, frame)
     if not isinstance(params, MmadParams):
         raise TypeError(f"{op}: params must be MmadParams, got {type(params).__name__}")
     dst, fm, filter = (require_local(op, t, r) for t, r in ((dst, "dst"), (fm, "fm"),
@@ -128,7 +126,7 @@ def mmad_with_sparse(dst: Any, fm: Any, filter: Any, params: Any) -> None:
     _check_pos(c, op, filter, "filter", (TPosition.B2,), frame)
     if (fm.dtype.name, filter.dtype.name, dst.dtype.name) != ("int8", "int8", "int32"):
         raise DTypeError(f"{op}: fm x filter -> dst must be int8 x int8 -> int32, got "
-                         f"{fm.dtype.name} x {filter.dtype.name} -> {dst.dtype.name} {where}")
+                         f"{fm.dtype.name} x {filter.dtype.name} -> {dst.dtype.name}")
     m, n, k = int(params.m), int(params.n), int(params.k)
     for name, v in (("m", m), ("n", n), ("k", k)):
         _check_range(c, op, "MmadParams", name, v, 0, 4095, frame)
@@ -139,7 +137,7 @@ def mmad_with_sparse(dst: Any, fm: Any, filter: Any, params: Any) -> None:
         return
     if k % 4:
         raise ParamError(f"{op}: MmadParams.k={k} must be a multiple of 4 (groups of 4 K "
-                         f"elements keep 2) {where}")
+                         "elements keep 2)")
     _check_align(c, op, fm, "fm", c.chip.l0ab_align, frame)
     _check_align(c, op, filter, "filter", c.chip.l0ab_align, frame)
     _check_align(c, op, dst, "dst", 1024, frame, " (256 elements)")
@@ -159,7 +157,7 @@ def mmad_with_sparse(dst: Any, fm: Any, filter: Any, params: Any) -> None:
            [:kd, :n].astype(np.int64))
     if (idx == 3).any():
         raise ParamError(f"{op}: the sparse index of filter {filter.describe()} holds 3; "
-                         f"indexes are 0..2 (LoadDataWithSparse) {where}")
+                         "indexes are 0..2 (LoadDataWithSparse)")
     rows = np.arange(kd)[:, None]
     cols = 4 * (rows // 2) + idx + (rows % 2)  # the 2nd index counts from element 1
     prod = np.einsum("mkn,kn->mn", a[:, cols], b)

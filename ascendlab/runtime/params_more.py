@@ -144,29 +144,27 @@ def init_const_value(dst: Any, init_const_value_params: Any) -> None:
     frame = _getframe(1)
     op = "init_const_value"
     c = _core.core()
-    where = _core.where(c, frame)
     t = require_local(op, dst, "dst")
     p = init_const_value_params
     if not isinstance(p, InitConstValueParams):
         raise TypeError(f"{op}: expected InitConstValueParams, got {type(p).__name__}")
     unit = _UNIT.get(t.pos)
     if unit is None:
-        raise PositionError(f"{op}: dst {t.describe()} must be in A1, B1, A2 or B2 {where}")
+        raise PositionError(f"{op}: dst {t.describe()} must be in A1, B1, A2 or B2")
     if t.addr % unit:
         raise AlignmentError(f"{op}: dst {t.describe()} starts at byte {t.addr}, not {unit} B "
-                             f"aligned {where}")
+                             "aligned")
     for name in ("repeat_times", "block_num", "dst_gap"):
         v = int(getattr(p, name))
         if not 0 <= v <= 32767:
-            raise ParamError(f"{op}: InitConstValueParams.{name}={v} is outside [0, 32767] "
-                             f"{where}")
+            raise ParamError(f"{op}: InitConstValueParams.{name}={v} is outside [0, 32767]")
     R, nb, gap = int(p.repeat_times), int(p.block_num), int(p.dst_gap)
     span = nb * unit
     step = (nb + gap) * unit
     end = t.addr + (R - 1) * step + span if R and nb else t.addr
     if end > t.hi:
         raise OutOfBoundsError(f"{op}: {R} iterations of {nb} x {unit} B (gap {gap}) reach byte "
-                               f"{end}, past dst {t.describe()} ending at {t.hi} {where}")
+                               f"{end}, past dst {t.describe()} ending at {t.hi}")
     isz = t.dtype.itemsize
     value = np.asarray(p.init_value).astype(t.arr.dtype)
     for r in range(R if nb else 0):

@@ -71,10 +71,9 @@ def cast_deq(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
     c = _vec.current_vector_core(frame)
     dst = _vec.vec_operand(op, dst, "dst", c, frame)
     src = _vec.vec_operand(op, src, "src", c, frame)
-    where = _core.where(c, frame)
     if src.dtype.name != "int16" or dst.dtype.name not in ("int8", "uint8"):
         raise DTypeError(f"{op}: {src.dtype.name} -> {dst.dtype.name} is not supported; "
-                         f"supported: int16 -> int8, int16 -> uint8 {where}")
+                         "supported: int16 -> int8, int16 -> uint8")
     repeat_form = len(args) >= 3 and isinstance(args[2], UnaryRepeatParams) or (
         "repeat_params" in kwargs)
     n_form = 4 if repeat_form else 1
@@ -102,7 +101,7 @@ def cast_deq(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
         if bool(signed.any()) != want_signed or bool(signed.all()) != want_signed:
             raise ParamError(f"{op}: dst {dst.describe()} is {dst.dtype.name} but DEQSCALE's "
                              f"sign_mode is {signed.tolist() if vec else bool(signed[0])} "
-                             f"(int8 needs True, uint8 False) {where}")
+                             "(int8 needs True, uint8 False)")
         k = np.tile(np.asarray(lanes, np.int64) % 16, R)[:n]
         x = src.arr[si + src.e0].astype(np.float32)
         r = np.rint(x * scale[k]).astype(np.int64) + offset[k]

@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import DTypeError, OutOfBoundsError, ParamError
-from . import core as _core
 from . import vector as _vec
 from .core import POISON, access, check_vector_order, emit
 from .enums import SelMode
@@ -107,11 +106,10 @@ def select_from_register(dst: Any, src0: Any, src1: Any, repeat_times: Any, para
     """The register forms of select (module docstring); src1 is the bitmask tensor in mode 1."""
     op = "select"
     c = _vec.current_vector_core(frame)
-    where = _core.where(c, frame)
     try:
         mode = SelMode(int(sel_mode))
     except (TypeError, ValueError):
-        raise ParamError(f"{op}: sel_mode={sel_mode!r} is not a SelMode {where}") from None
+        raise ParamError(f"{op}: sel_mode={sel_mode!r} is not a SelMode") from None
     if not isinstance(params, BinaryRepeatParams):
         raise TypeError(f"{op}: repeat_params must be BinaryRepeatParams, got "
                         f"{type(params).__name__}")
@@ -121,10 +119,10 @@ def select_from_register(dst: Any, src0: Any, src1: Any, repeat_times: Any, para
     dt = dst.dtype
     if dt.name not in ("float16", "float32") or src0.dtype != dt:
         raise DTypeError(f"{op}: dst {dst.describe()} and src0 {src0.describe()} must both be "
-                         f"float16 or float32 {where}")
+                         "float16 or float32")
     if mode != SelMode.VSEL_TENSOR_SCALAR_MODE and src1.dtype != dt:
         raise DTypeError(f"{op}: src1 {src1.describe()} is {src1.dtype.name}, dst is "
-                         f"{dt.name} {where}")
+                         f"{dt.name}")
     isz = dt.itemsize
     L = 256 // isz
     f = _vec.parse_form(op, (None, repeat_times, params, False), {}, BinaryRepeatParams, L, c,
@@ -156,7 +154,7 @@ def select_from_register(dst: Any, src0: Any, src1: Any, repeat_times: Any, para
             if not 0 <= base <= size - nb:
                 raise OutOfBoundsError(f"{op}: VSEL_TENSOR_TENSOR_MODE reads {nb} B of bitmask "
                                        f"at UB address {base} (from the cmpMask register), "
-                                       f"outside UB's {size} B {where}")
+                                       f"outside UB's {size} B")
         raw = c.mem("UB")[base:base + nb]
         reads += (access("UB", base, nb, src1.name if base == src1.addr else "cmpMask bits", 1,
                          0),)

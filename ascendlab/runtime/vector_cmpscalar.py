@@ -20,7 +20,6 @@ import sys
 from typing import Any
 
 from ..errors import DTypeError
-from . import core as _core
 from . import vector as _vec
 from .core import access, check_vector_order, emit
 from .enums import CMPMODE
@@ -48,22 +47,21 @@ def _operands(op: str, head: dict, c: Any, frame: Any) -> tuple[Any, Any, Any, C
     dst = _vec.vec_operand(op, head["dst"], "dst", c, frame)
     src0 = _vec.vec_operand(op, head["src0"], "src0", c, frame)
     mode = _enum(op, CMPMODE, "cmp_mode", head["cmp_mode"], c, frame)
-    st, where = src0.dtype, _core.where(c, frame)
+    st = src0.dtype
     if st.name not in CMP_DTYPES:
         raise DTypeError(f"{op}: src0 {src0.describe()} is {st.name}; supported: float16, "
-                         f"float32, int32 (CMPMODE.EQ only) {where}")
+                         "float32, int32 (CMPMODE.EQ only)")
     if st.name == "int32" and mode != CMPMODE.EQ:
-        raise DTypeError(f"{op}: int32 sources support only CMPMODE.EQ, got {mode.name} {where}")
+        raise DTypeError(f"{op}: int32 sources support only CMPMODE.EQ, got {mode.name}")
     if dst.dtype.name != "uint8":
         raise DTypeError(f"{op}: dst {dst.describe()} is {dst.dtype.name}; the bitmask dst must "
-                         f"be uint8 {where}")
+                         "be uint8")
     return dst, src0, _vec.cast_scalar(head["src1_scalar"], st, op), mode
 
 
 def _repeat_form(op: str, b: dict, src0: Any, c: Any, frame: Any) -> tuple:
     """(values, read access, element count, repeats, event args) of the mask form."""
-    where = _core.where(c, frame)
-    R, p = repeat_params(op, b, UnaryRepeatParams, c, where)
+    R, p = repeat_params(op, b, UnaryRepeatParams, c)
     isz = src0.dtype.itemsize
     L = 256 // isz
     idx = _vec.plan(tuple(range(L)), R, 32 // isz, int(p.src_blk_stride), int(p.src_rep_stride))
@@ -92,7 +90,7 @@ def compare_scalar(*args: Any, **kwargs: Any) -> None:
         b = _vec.bind_overload(("count",), 1, rest, kwargs)
         if b is None:
             raise TypeError(f"{op}: expected (dst, src0, src1_scalar, cmp_mode, count) or (..., "
-                            f"mask, repeat_times, repeat_params[, is_set_mask])")
+                            "mask, repeat_times, repeat_params[, is_set_mask])")
         n = b["count"].__index__()
         R = count_repeats(op, n, isz, c, frame)
         values = None

@@ -98,7 +98,7 @@ def count_repeats(op: str, n: int, isz: int, c: Any, frame: Any) -> int:
     return n * isz // 256
 
 
-def repeat_params(op: str, b: dict, cls: type, c: Any, where: str) -> tuple[int, Any]:
+def repeat_params(op: str, b: dict, cls: type, c: Any) -> tuple[int, Any]:
     """(repeat_times, repeat_params) of a mask form, checked: params of type `cls` with every
     field in [0, 255], repeat_times in [0, the chip's maximum]."""
     p = b["repeat_params"]
@@ -106,12 +106,10 @@ def repeat_params(op: str, b: dict, cls: type, c: Any, where: str) -> tuple[int,
         raise TypeError(f"{op}: repeat_params must be {cls.__name__}, got {type(p).__name__}")
     R = b["repeat_times"].__index__()
     if not 0 <= R <= c.chip.max_repeat_times:
-        raise ParamError(f"{op}: repeat_times={R} is outside [0, {c.chip.max_repeat_times}] "
-                         f"{where}")
+        raise ParamError(f"{op}: repeat_times={R} is outside [0, {c.chip.max_repeat_times}]")
     for i, v in enumerate(p):
         if not 0 <= int(v) <= 255:
-            raise ParamError(f"{op}: {cls.__name__}.{p._fields[i]}={v} is outside [0, 255] "
-                             f"{where}")
+            raise ParamError(f"{op}: {cls.__name__}.{p._fields[i]}={v} is outside [0, 255]")
     return R, p
 
 
@@ -131,15 +129,14 @@ def check_sources(op: str, src0: LocalTensor, src1: LocalTensor, cmp_mode: Any, 
     """compare's source dtype rules; returns the CMPMODE."""
     mode = _enum(op, CMPMODE, "cmp_mode", cmp_mode, c, frame)
     st = src0.dtype
-    where = _core.where(c, frame)
     if st.name not in CMP_DTYPES:
         raise DTypeError(f"{op}: src0 {src0.describe()} is {st.name}; supported: float16, "
-                         f"float32, int32 (CMPMODE.EQ only) {where}")
+                         "float32, int32 (CMPMODE.EQ only)")
     if src1.dtype != st:
         raise DTypeError(f"{op}: src1 {src1.describe()} is {src1.dtype.name} but src0 is "
-                         f"{st.name}; sources must have the same dtype {where}")
+                         f"{st.name}; sources must have the same dtype")
     if st.name == "int32" and mode != CMPMODE.EQ:
-        raise DTypeError(f"{op}: int32 sources support only CMPMODE.EQ, got {mode.name} {where}")
+        raise DTypeError(f"{op}: int32 sources support only CMPMODE.EQ, got {mode.name}")
     return mode
 
 
@@ -159,17 +156,16 @@ def compare(*args: Any, **kwargs: Any) -> None:
     src1 = _vec.vec_operand(op, head["src1"], "src1", c, frame)
     mode = check_sources(op, src0, src1, head["cmp_mode"], c, frame)
     st = src0.dtype
-    where = _core.where(c, frame)
     if dst.dtype.name not in MASK_DTYPES:
         raise DTypeError(f"{op}: dst {dst.describe()} is {dst.dtype.name}; the bitmask dst must "
-                         f"be uint8 or int8 {where}")
+                         "be uint8 or int8")
     isz = st.itemsize
     L = 256 // isz
     b = _vec.bind_overload(("mask", "repeat_times", "repeat_params", "is_set_mask"), 3, rest,
                            kwargs)
     fn = COMPARE[mode]
     if b is not None:
-        R, p = repeat_params(op, b, BinaryRepeatParams, c, where)
+        R, p = repeat_params(op, b, BinaryRepeatParams, c)
         lanes = tuple(range(L))
         i0 = _vec.plan(lanes, R, 32 // isz, int(p.src0_blk_stride), int(p.src0_rep_stride))
         i1 = _vec.plan(lanes, R, 32 // isz, int(p.src1_blk_stride), int(p.src1_rep_stride))
@@ -185,7 +181,7 @@ def compare(*args: Any, **kwargs: Any) -> None:
         b = _vec.bind_overload(("count",), 1, rest, kwargs)
         if b is None:
             raise TypeError(f"{op}: expected (dst, src0, src1, cmp_mode, count) or (..., mask, "
-                            f"repeat_times, repeat_params[, is_set_mask])")
+                            "repeat_times, repeat_params[, is_set_mask])")
         n = b["count"].__index__()
         R = count_repeats(op, n, isz, c, frame)
         if n:
@@ -215,7 +211,6 @@ def select(*args: Any, **kwargs: Any) -> None:
         return
     head, rest = _head(op, ("dst", "sel_mask", "src0", "src1", "sel_mode"), args, kwargs)
     c = _vec.current_vector_core(frame)
-    where = _core.where(c, frame)
     dst = _vec.vec_operand(op, head["dst"], "dst", c, frame)
     sel = _vec.vec_operand(op, head["sel_mask"], "sel_mask", c, frame)
     src0 = _vec.vec_operand(op, head["src0"], "src0", c, frame)
@@ -225,21 +220,20 @@ def select(*args: Any, **kwargs: Any) -> None:
     if scalar_mode == isinstance(src1, LocalTensor):
         want = "a scalar" if scalar_mode else "a LocalTensor"
         raise ParamError(f"{op}: sel_mode {mode.name} takes {want} src1, got "
-                         f"{type(src1).__name__} {where}")
+                         f"{type(src1).__name__}")
     dt = dst.dtype
     if dt.name not in SEL_DTYPES:
-        raise DTypeError(f"{op}: dst {dst.describe()} is {dt.name}; supported: float16, float32 "
-                         f"{where}")
+        raise DTypeError(f"{op}: dst {dst.describe()} is {dt.name}; supported: float16, float32")
     others = (("src0", src0),) if scalar_mode else (("src0", src0), ("src1", src1))
     if not scalar_mode:
         _vec.vec_operand(op, src1, "src1", c, frame)
     for role, t in others:
         if t.dtype != dt:
             raise DTypeError(f"{op}: {role} {t.describe()} is {t.dtype.name} but dst is "
-                             f"{dt.name}; operands must have the same dtype {where}")
+                             f"{dt.name}; operands must have the same dtype")
     if sel.dtype.name not in SEL_MASK_DTYPES:
         raise DTypeError(f"{op}: sel_mask {sel.describe()} is {sel.dtype.name}; supported: "
-                         f"{', '.join(sorted(SEL_MASK_DTYPES))} {where}")
+                         f"{', '.join(sorted(SEL_MASK_DTYPES))}")
     s = _vec.cast_scalar(src1, dt, op) if scalar_mode else None
     isz = dt.itemsize
     L = 256 // isz

@@ -89,14 +89,13 @@ def fused_cast(op: str, dst: Any, src0: Any, src1: Any, args: tuple, kwargs: dic
     src0 = _vec.vec_operand(op, src0, "src0", c, frame)
     src1 = _vec.vec_operand(op, src1, "src1", c, frame)
     pair = (src0.dtype.name, dst.dtype.name)
-    where = _core.where(c, frame)
     if src1.dtype != src0.dtype:
         raise DTypeError(f"{op}: src1 {src1.describe()} is {src1.dtype.name} but src0 is "
-                         f"{src0.dtype.name}; sources must have the same dtype {where}")
+                         f"{src0.dtype.name}; sources must have the same dtype")
     if pair not in pairs:
         listing = ", ".join(f"{s}->{d}" for s, d in sorted(pairs))
         raise DTypeError(f"{op}: {pair[0]} -> {pair[1]} is not supported; supported: "
-                         f"{listing} {where}")
+                         f"{listing}")
     lanes = 256 // max(src0.dtype.itemsize, dst.dtype.itemsize)
     f = _vec.parse_form(op, args, kwargs, BinaryRepeatParams, lanes, c, frame)
     p = f.params
@@ -111,7 +110,7 @@ def _make(op: str) -> Callable[..., None]:
         fused_cast(op, dst, src0, src1, args, kwargs, _getframe(1))
     instruction.__name__ = instruction.__qualname__ = op
     instruction.__doc__ = (f"{op}(dst, src0, src1, count) or {op}(dst, src0, src1, mask, "
-                           f"repeat_times, BinaryRepeatParams): see vector_fused_cast.py")
+                           "repeat_times, BinaryRepeatParams): see vector_fused_cast.py")
     return instruction
 
 
