@@ -14,7 +14,7 @@ from typing import Any
 from .analysis import MODEL_VERSION, SanitizerReport, sanitize  # registers the trace readers
 from .errors import ShapeError
 from .runtime.chips import CHIPS, ChipSpec, get_chip
-from .runtime.launch import JITFunction, RunOptions, configure, last_run
+from .runtime.launch.jit import JITFunction, RunOptions, configure, last_run
 from .runtime.trace import Access, Event, Finding, Run, Sync
 from .tools.autotune import autotune
 from .tools.profile import profile
@@ -35,7 +35,7 @@ def launch(kernel: JITFunction, block_num: int, *args: Any, chip: str | None = N
         raise TypeError(f"launch: expected an @asc.jit kernel, got {type(kernel).__name__}")
     from dataclasses import replace
 
-    from .runtime.launch import SESSION
+    from .runtime.launch.jit import SESSION
 
     changes = {k: v for k, v in (("chip", chip), ("strict", strict), ("auto_sync", auto_sync),
                                  ("sanitize", sanitize)) if v is not None}

@@ -67,8 +67,8 @@ class RuntimeValueError(AscendlabError):
     (a mask, a repeat or element count, a stride, an address or offset, a queue's buffer count),
     never on the kernel's types, signatures or positions. pyasc's compiler cannot see these
     values, so a compile-only launch (Launcher.run patched, or DRY_RUN set:
-    runtime/compile_only.py) reports one as a CompileOnlyWarning and skips the statement; every
-    other launch raises it."""
+    runtime/launch/compile_only.py) reports one as a CompileOnlyWarning and skips the statement;
+    every other launch raises it."""
 
 
 class EmptyHandleError(RuntimeValueError, ValueError):

@@ -25,7 +25,7 @@ import emulation_speed as bench  # the kernel and its sizes, from this directory
 import numpy as np
 
 import ascendlab.asc as asc
-from ascendlab.runtime import queue as _queue
+from ascendlab.runtime.framework import queue as _queue
 
 _QUEUE_OPS = ("alloc_tensor", "enque", "deque", "free_tensor")
 PARTS = ("add", "copies", "queue ops")

@@ -8,7 +8,8 @@ target of issue #2 is a ratio of at most 5 with tracing on (it always is: the tr
 optional), issue 16's at most 2 (CPU time). Exits 1 when --target is given and the CPU-time
 ratio of the minima exceeds it. Interleaves the two measurements so both see the same machine
 load. --torch imports torch first: the emulator then runs float16 add on torch's CPU kernels
-(bit-identical to numpy's, runtime/vector.py TORCH_F16); the reference stays numpy's x + y.
+(bit-identical to numpy's, runtime/vector/elementwise.py TORCH_F16); the reference stays
+numpy's x + y.
 """
 
 from __future__ import annotations

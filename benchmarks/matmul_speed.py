@@ -5,7 +5,7 @@ BLAS thread, measured in the same run.
     python benchmarks/matmul_speed.py [--repeat 3] [--shape 1024,1024,1024] [--shape ...] [--pool]
 
 For each shape and repeat, interleaved so that all see the same machine load:
-  emulated      the launch as shipped (its matrix products on one BLAS thread, runtime/launch.py
+  emulated      the launch as shipped (its matrix products on one BLAS thread, runtime/launch/jit.py
                 one_blas_thread)
   pool          (--pool) the same launch with numpy's BLAS thread pool left at its default
   numpy 1 thr.  a.astype(float32) @ b.astype(float32) with BLAS limited to one thread
@@ -30,7 +30,7 @@ from threadpoolctl import threadpool_limits
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import ascendlab  # noqa: E402
-from ascendlab.runtime import launch as _launch  # noqa: E402
+from ascendlab.runtime.launch import jit as _launch  # noqa: E402
 from tests.adv.matmul_kernels import host_tiling, mm_cube_only, operands  # noqa: E402
 
 CHIP = "Ascend910B2"

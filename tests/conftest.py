@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ascendlab.runtime.launch import SESSION, RunOptions
+from ascendlab.runtime.launch.jit import SESSION, RunOptions
 
 
 @pytest.fixture(autouse=True)

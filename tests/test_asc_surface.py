@@ -58,7 +58,7 @@ def test_lib_runtime_soc_version_and_core_type():
 
 
 def test_every_binary_instruction_documents_its_formula():
-    from ascendlab.runtime.vector import BINARY
+    from ascendlab.runtime.vector.elementwise import BINARY
 
     for name in BINARY:
         assert "dst = " in getattr(asc, name).__doc__, name

@@ -74,7 +74,7 @@ def test_example_script_runs_and_prints_the_trace():
 
 
 def _course(tmp_path):
-    from ascendlab.tools.lab import prepare_course
+    from ascendlab.cli.lab import prepare_course
 
     src = tmp_path / "src"
     src.mkdir(exist_ok=True)
@@ -105,7 +105,7 @@ def test_lab_copies_the_course_once_and_never_overwrites_edits(tmp_path):
 
 
 def test_lab_course_files_include_the_widgets_tour_and_skip_checkpoints(tmp_path, monkeypatch):
-    from ascendlab.tools import lab
+    from ascendlab.cli import lab
 
     tut = tmp_path / "tutorials"
     (tut / ".ipynb_checkpoints").mkdir(parents=True)
@@ -119,7 +119,7 @@ def test_lab_course_files_include_the_widgets_tour_and_skip_checkpoints(tmp_path
 
 
 def test_lab_command_line(tmp_path):
-    from ascendlab.tools.lab import lab_command
+    from ascendlab.cli.lab import lab_command
 
     cmd = lab_command(tmp_path, port=9999, no_browser=True)
     assert cmd[1:3] == ["-m", "jupyterlab"] and "--no-browser" in cmd
@@ -130,7 +130,7 @@ def test_lab_command_line(tmp_path):
 def test_lab_without_jupyterlab_says_what_to_install(monkeypatch):
     import importlib.util
 
-    from ascendlab.tools import lab
+    from ascendlab.cli import lab
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
@@ -164,7 +164,7 @@ def test_doctor_reports_each_check_with_a_fix(tmp_path):
 
 
 def test_doctor_names_a_missing_package_and_its_extra(monkeypatch):
-    from ascendlab.tools import doctor
+    from ascendlab.cli import doctor
 
     real = doctor.importlib.util.find_spec
     monkeypatch.setattr(doctor.importlib.util, "find_spec",
@@ -184,8 +184,8 @@ def test_leaderboard_prints_where_it_lives(tmp_path):
 
 
 def test_doctor_sandbox_line_comes_from_the_grader_and_says_the_fix(monkeypatch):
+    from ascendlab.cli import doctor
     from ascendlab.grader import sandbox
-    from ascendlab.tools import doctor
 
     monkeypatch.setattr(sandbox, "describe", lambda: ["NO namespaces (neither bwrap nor "
                                                       "unshare works here)", "same uid"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 from ..runtime.chips import ChipSpec, get_chip
-from ..runtime.launch import SESSION
+from ..runtime.launch.jit import SESSION
 
 
 # ---- host enums: matmul_tiling::*, separate from the kernel's asc.TPosition etc. ---------------

@@ -46,8 +46,8 @@ import numpy as np
 
 from ..errors import DTypeError, ParamError
 from ..runtime import core as _core
-from ..runtime import vector as _vec
 from ..runtime.core import access, check_vector_order, emit, finding
+from ..runtime.vector import elementwise as _vec
 
 _getframe = sys._getframe
 F16_F32 = frozenset({"float16", "float32"})

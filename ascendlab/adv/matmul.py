@@ -45,8 +45,8 @@ from ..runtime import core as _core
 from ..runtime.core import CoreState
 from ..runtime.dtypes import DataType
 from ..runtime.enums import CubeFormat, TPosition
+from ..runtime.memory.tensor import GlobalTensor
 from ..runtime.structs import TCubeTiling
-from ..runtime.tensor import GlobalTensor
 from . import tiling as host_tiling
 from .matmul_batch import iterate_batch
 from .matmul_engine import Engine, Job, Loop, engine_for

@@ -29,8 +29,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import LaunchError, ParamError
-from ..runtime.tensor import GlobalTensor
-from ..runtime.vector_forms import bind_overload
+from ..runtime.memory.tensor import GlobalTensor
+from ..runtime.vector.forms import bind_overload
 from .matmul_enums import LayoutMode
 from .matmul_writeback import where
 

@@ -16,10 +16,10 @@ import numpy as np
 
 from ..errors import LaunchError
 from ..runtime.core import CoreState, emit, on_core
-from ..runtime.cube import FRACTAL
-from ..runtime.dma import _gm_span
-from ..runtime.queue import reserve_top
-from ..runtime.tensor import GlobalTensor
+from ..runtime.cube.mmad import FRACTAL
+from ..runtime.framework.tpipe import reserve_top
+from ..runtime.memory.checks import gm_span
+from ..runtime.memory.tensor import GlobalTensor
 from ..runtime.trace import Sync
 from . import tiling as host_tiling
 from .matmul_schedule import Schedule, _f32  # noqa: F401  (_f32: the tests use it here)
@@ -249,4 +249,4 @@ def _check_operand(c: CoreState, g: GlobalTensor, rows: int, cols: int, ld: int,
                          f"set_tail) must be positive {where(frame)}")
     end = ((rows - 1) * ld + cols) * g.dtype.itemsize
     if g.offset < 0 or g.offset + end > g.alloc.nbytes:
-        _gm_span(c, g, 0, end, f"Matmul ({what})", frame)
+        gm_span(c, g, 0, end, f"Matmul ({what})", frame)

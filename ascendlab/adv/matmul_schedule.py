@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..runtime.core import CoreState, access, emit, on_core
-from ..runtime.cube import _MMAD_RATE, FRACTAL
+from ..runtime.cube.mmad import _MMAD_RATE, FRACTAL
 from ..runtime.dtypes import DataType
-from ..runtime.queue import reserve_top
-from ..runtime.tensor import GlobalTensor
+from ..runtime.framework.tpipe import reserve_top
+from ..runtime.memory.tensor import GlobalTensor
 from .matmul_writeback import _ceil
 
 if TYPE_CHECKING:

@@ -10,9 +10,9 @@ import numpy as np
 from ..errors import LaunchError, OutOfBoundsError
 from ..runtime import core as _core
 from ..runtime.core import CoreState, access, emit, on_core
-from ..runtime.dma import _gm_span, _local_span
-from ..runtime.memory import GlobalAddress
-from ..runtime.tensor import GlobalTensor, LocalTensor
+from ..runtime.memory.checks import gm_span, local_span
+from ..runtime.memory.gm import GlobalAddress
+from ..runtime.memory.tensor import GlobalTensor, LocalTensor
 from ..runtime.trace import Sync
 
 _new = tuple.__new__
@@ -81,7 +81,7 @@ class WriteBack:
         start = g.offset + (r0 * ld + c0_) * isz
         end = start + ((rows - 1) * ld + cols) * isz
         if start < 0 or end > g.alloc.nbytes:
-            _gm_span(sv, g, start - g.offset, end - g.offset, "Matmul (fixpipe)", frame)
+            gm_span(sv, g, start - g.offset, end - g.offset, "Matmul (fixpipe)", frame)
         a = g.alloc
         a.private()
         a.mark_written()
@@ -163,7 +163,7 @@ class WriteBack:
         hi = ((r0 + rows - 1) * ld + c0_ + cols) * isz
         lo = (r0 * ld + c0_) * isz
         if dst.addr + hi > dst.hi:
-            _local_span(cl, dst, lo, hi, "Matmul.get_tensor_c", "dst", frame)
+            local_span(cl, dst, lo, hi, "Matmul.get_tensor_c", "dst", frame)
         # like the library, fence the UB tensor first: its earlier readers (MTE3 copy-out, V)
         # and writers finish before the copy overwrites it
         for src_pipe in ("MTE3", "V"):

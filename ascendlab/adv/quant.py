@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DTypeError, ParamError
-from ..runtime.tensor import LocalTensor
+from ..runtime.memory.tensor import LocalTensor
 from .math import run_math
 
 _getframe = sys._getframe

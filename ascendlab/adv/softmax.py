@@ -56,12 +56,12 @@ import numpy as np
 
 from ..errors import CapacityError, DTypeError, OutOfBoundsError, ParamError
 from ..runtime import core as _core
-from ..runtime import vector as _vec
 from ..runtime.core import finding
-from ..runtime.shapeinfo import rows_and_width
+from ..runtime.memory.shapeinfo import rows_and_width
 from ..runtime.structs import SoftmaxTiling
-from ..runtime.vector_cast import ROUND, round_to_float
-from ..runtime.vector_reduce import tree_sum
+from ..runtime.vector import elementwise as _vec
+from ..runtime.vector.cast import ROUND, round_to_float
+from ..runtime.vector.reduce import tree_sum
 from .softmax_program import BARRIER_ARGS, events
 
 _getframe = sys._getframe

@@ -28,8 +28,8 @@ BARRIER_ARGS = (("pipe", "PIPE_V"), ADV)
 SRC, DST, SUM, MAX, TMP = range(5)  # operand roles
 
 # The instructions the routine issues without a pyasc-facing form (brcb, copy,
-# block_reduce_*) are registered in trace.OPS by the runtime (vector.py, vector_reduce.py), so a
-# trace costs the same whether or not this module was imported.
+# block_reduce_*) are registered in trace.OPS by the runtime (vector/elementwise.py,
+# vector/reduce.py), so a trace costs the same whether or not this module was imported.
 
 
 @lru_cache(maxsize=64)

@@ -65,7 +65,7 @@ finding, at its first occurrence, even across cores.
 Limitations: racecheck over-approximates masked/strided vector footprints (two pipes touching
 interleaved lanes of one block would be reported); GM races inside one core (an MTE3 write read
 back by MTE2 without MTE3_MTE2) are not checked; two cores' atomic stores (a DMA event whose
-args hold "atomic", runtime/atomic.py) to the same GM bytes are not a race; the 32-deep MTE1/M
+args hold "atomic", runtime/dma/atomic.py) to the same GM bytes are not a race; the 32-deep MTE1/M
 issue queues are unbounded here;
 TBuf scratch has no queue, so its hazards are judged on flags and barriers alone (as on chip).
 A wait issued before its set in program order is legal and judged in the chip's order, but the

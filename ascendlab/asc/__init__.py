@@ -12,10 +12,9 @@ import sys as _sys
 from typing import Any as _Any
 
 from ..adv.matmul import set_sys_workspace
-from ..runtime import dma as _dma
-from ..runtime import vector as _vec
-from ..runtime.cube import fixpipe, load_data, mmad
-from ..runtime.debug import dump_tensor, printf
+from ..runtime.cube.fixpipe import fixpipe
+from ..runtime.cube.mmad import load_data, mmad
+from ..runtime.dma import copy as _dma
 from ..runtime.dtypes import (
     DataType,
     double,
@@ -49,8 +48,13 @@ from ..runtime.enums import (
     SelMode,
     TPosition,
 )
-from ..runtime.launch import ConstExpr, jit
-from ..runtime.memory import GlobalAddress
+from ..runtime.framework.queue import TBuf, TQue, TQueBind
+from ..runtime.framework.tpipe import TPipe, get_tpipe_ptr
+from ..runtime.framework.tpipe import local_tensor_auto as LocalTensorAuto
+from ..runtime.launch.jit import ConstExpr, jit
+from ..runtime.memory.gm import GlobalAddress
+from ..runtime.memory.shapeinfo import ShapeInfo, array
+from ..runtime.memory.tensor import GlobalTensor, LocalTensor
 from ..runtime.params import (
     BinaryRepeatParams,
     CopyRepeatParams,
@@ -72,11 +76,9 @@ from ..runtime.properties import (
     Property,
     property,
 )
-from ..runtime.queue import TBuf, TPipe, TQue, TQueBind, get_tpipe_ptr
-from ..runtime.queue import local_tensor_auto as LocalTensorAuto
-from ..runtime.shapeinfo import ShapeInfo, array
+from ..runtime.scalar.debug import dump_tensor, printf
 from ..runtime.structs import Field, Struct, StructField
-from ..runtime.sync import (
+from ..runtime.sync.flags import (
     ascend_is_aic,
     ascend_is_aiv,
     get_block_idx,
@@ -94,10 +96,10 @@ from ..runtime.sync import (
     sync_all,
     wait_flag,
 )
-from ..runtime.tensor import GlobalTensor, LocalTensor
-from ..runtime.vector_cast import cast
-from ..runtime.vector_cmpsel import compare, select
-from ..runtime.vector_reduce import (
+from ..runtime.vector import elementwise as _vec
+from ..runtime.vector.cast import cast
+from ..runtime.vector.cmpsel import compare, select
+from ..runtime.vector.reduce import (
     reduce_max,
     reduce_min,
     reduce_sum,
@@ -105,7 +107,7 @@ from ..runtime.vector_reduce import (
     whole_reduce_min,
     whole_reduce_sum,
 )
-from ..runtime.vector_rows import (
+from ..runtime.vector.rows import (
     BrcbRepeatParams,
     block_reduce_max,
     block_reduce_min,
@@ -117,8 +119,8 @@ from ..runtime.vector_rows import (
 
 # py-common: atomics, scalar-unit arithmetic and registers, cache/profiling hints
 # isort: off
-from ..runtime.block_sync import ib_set, ib_wait, notify_next_block, wait_pre_block
-from ..runtime.atomic import (
+from ..runtime.sync.block import ib_set, ib_wait, notify_next_block, wait_pre_block
+from ..runtime.dma.atomic import (
     AtomicDtype,
     AtomicOp,
     get_store_atomic_config,
@@ -129,7 +131,7 @@ from ..runtime.atomic import (
     set_atomic_type,
     set_store_atomic_config,
 )
-from ..runtime.hints import (
+from ..runtime.scalar.hints import (
     CacheLine,
     DcciDst,
     MemDsbT,
@@ -143,7 +145,7 @@ from ..runtime.hints import (
     metrics_prof_stop,
     print_time_stamp,
 )
-from ..runtime.registers import (
+from ..runtime.scalar.registers import (
     LoadDataRepeatParam,
     get_cmp_mask,
     set_cmp_mask,
@@ -153,14 +155,14 @@ from ..runtime.registers import (
     set_load_data_repeat,
     set_pad_value,
 )
-from ..runtime.scalar_ops import (
+from ..runtime.scalar.ops import (
     count_bits_cnt_same_as_sign_bit,
     scalar_cast,
     scalar_count_leading_zero,
     scalar_get_count_of_value,
     scalar_get_sff_value,
 )
-from ..runtime.sysvar import (
+from ..runtime.scalar.sysvar import (
     CheckLocalMemoryIAParam,
     VdeqInfo,
     check_local_memory_ia,
@@ -181,11 +183,11 @@ from ..runtime.sysvar import (
 # isort: split
 # py-core: TBufPool, LocalMemAllocator, TensorDesc / ListTensorDesc, compare_scalar, enums
 from ..runtime.enums import CacheMode, CacheRwMode, DataFormat, Hardware
-from ..runtime.list_tensor import ListTensorDesc, TensorDesc
-from ..runtime.local_mem import LocalMemAllocator
-from ..runtime.shapeinfo import get_shape_size
-from ..runtime.tbufpool import TBufPool
-from ..runtime.vector_cmpscalar import compare_scalar
+from ..runtime.framework.local_mem import LocalMemAllocator
+from ..runtime.framework.tbufpool import TBufPool
+from ..runtime.memory.list_tensor import ListTensorDesc, TensorDesc
+from ..runtime.memory.shapeinfo import get_shape_size
+from ..runtime.vector.cmpscalar import compare_scalar
 
 # isort: split
 # py-move: data movement, gather and sort (vector_copy, vector_transpose, vector_gather,
@@ -199,7 +201,7 @@ from ..adv.matmul_enums import (
     LayoutMode,
     MatmulConfigMode,
 )
-from ..runtime.aipp import (
+from ..runtime.dma.aipp import (
     AippChannelPaddingParams,
     AippColorSpaceConvParams,
     AippDataTypeConvParams,
@@ -212,9 +214,9 @@ from ..runtime.aipp import (
     load_image_to_local,
     set_aipp_functions,
 )
-from ..runtime.cross_core import cross_core_set_flag, cross_core_wait_flag
-from ..runtime.vector_copy import copy
-from ..runtime.vector_gather import (
+from ..runtime.sync.cross_core import cross_core_set_flag, cross_core_wait_flag
+from ..runtime.vector.copy import copy
+from ..runtime.vector.gather import (
     GatherMaskMode,
     GatherMaskParams,
     GatherRepeatParams,
@@ -225,8 +227,8 @@ from ..runtime.vector_gather import (
     get_gather_mask_remain_count,
     scatter,
 )
-from ..runtime.vector_proposal import mrg_sort4, proposal_concat, proposal_extract, rp_sort16
-from ..runtime.vector_sort import (
+from ..runtime.vector.proposal import mrg_sort4, proposal_concat, proposal_extract, rp_sort16
+from ..runtime.vector.sort import (
     MrgSort4Info,
     MrgSortSrcList,
     get_mrg_sort_result,
@@ -236,7 +238,7 @@ from ..runtime.vector_sort import (
     sort,
     sort32,
 )
-from ..runtime.vector_transpose import (
+from ..runtime.vector.transpose import (
     TransDataTo5HDParams,
     TransposeParamsExt,
     TransposeType,
@@ -247,8 +249,8 @@ from ..runtime.vector_transpose import (
 # py-rest: fused cast instructions (vector_fused_cast, vector_cast_deq), data-copy / cube
 # parameter structs and init_const_value (params_more), structured-sparse matmul (cube_sparse)
 # isort: off
-from ..runtime.cube_sparse import load_data_with_sparse, mmad_with_sparse
-from ..runtime.params_more import (
+from ..runtime.cube.sparse import load_data_with_sparse, mmad_with_sparse
+from ..runtime.dma.params_more import (
     BlockMode,
     DataCopyCO12DstParams,
     DataCopyEnhancedParams,
@@ -259,8 +261,8 @@ from ..runtime.params_more import (
     init_const_value,
     pad_t,
 )
-from ..runtime.vector_cast_deq import cast_deq
-from ..runtime.vector_fused_cast import add_deq_relu, add_relu_cast, mul_cast, sub_relu_cast
+from ..runtime.vector.cast_deq import cast_deq
+from ..runtime.vector.fused_cast import add_deq_relu, add_relu_cast, mul_cast, sub_relu_cast
 # isort: on
 from . import adv, lib, runtime  # noqa: F401 - asc.adv, asc.lib.runtime, asc.runtime.config
 from ._unemulated import UNEMULATED as _UNEMULATED

@@ -30,8 +30,8 @@ from ..adv.quant import QuantConfig, quant
 from ..adv.rmsnorm import RmsNormTiling, rmsnorm
 from ..adv.softmax import softmax
 from ..runtime.structs import SoftmaxTiling, TCubeTiling
-from ..runtime.vector_sort import adv_concat as concat
-from ..runtime.vector_sort import adv_extract as extract
+from ..runtime.vector.sort import adv_concat as concat
+from ..runtime.vector.sort import adv_extract as extract
 from ._unemulated import unemulated as _unemulated
 
 # pyasc asc.language.adv names not emulated yet

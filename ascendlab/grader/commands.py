@@ -1,4 +1,4 @@
-"""The grader's shell commands (wired into ascendlab/cli.py): grade, submit, leaderboard."""
+"""The grader's shell commands (wired into ascendlab/cli/main.py): grade, submit, leaderboard."""
 
 from __future__ import annotations
 

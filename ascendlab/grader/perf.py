@@ -45,8 +45,8 @@ def bound_cycles(spec: ChallengeSpec, case: Case, chip: str,
 def cube_bound(m: int, n: int, k: int, dtype: str, chip: str, cores: int | None = None) -> int:
     """Cycles of the cube alone for an m x k @ k x n product on `cores` cube cores (default:
     all): 16 x 16 x (32 B / itemsize) fractal steps, at the cost model's mmad rate per step
-    (runtime/cube.py _MMAD_RATE: fp16 1, fp32 1/4), evenly spread."""
-    from ..runtime.cube import _MMAD_RATE
+    (runtime/cube/mmad.py _MMAD_RATE: fp16 1, fp32 1/4), evenly spread."""
+    from ..runtime.cube.mmad import _MMAD_RATE
 
     c = get_chip(chip)
     c0 = 32 // np.dtype(dtype).itemsize

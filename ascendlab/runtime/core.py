@@ -50,7 +50,7 @@ class LaunchState:
         self.cube_cores: dict[int, CoreState] = {}
         self.insert_sync = False  # auto-insert pipe syncs (autosync.py) on every core
         self.workspace: Any = None  # asc.set_sys_workspace's GlobalAddress
-        # why this launch is compile-only ("" if it is not): see compile_only.py; the
+        # why this launch is compile-only ("" if it is not): see launch/compile_only.py; the
         # statements it skipped: "file:line" -> (statement, times skipped)
         self.compile_only = ""
         self.skipped: dict[str, tuple[str, int]] = {}

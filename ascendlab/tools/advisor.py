@@ -327,7 +327,7 @@ def _measure(a: Advice, run: Any, launcher: Callable[..., Any],
             return replace(a, note=f"no current value of {k!r} in config: not re-run")
         new[k] = _apply(v, config.get(k))
     from ..errors import AscendlabError
-    from ..runtime.launch import last_run
+    from ..runtime.launch.jit import last_run
 
     try:
         got = launcher(**new)

@@ -62,7 +62,7 @@ def autotune(launcher: Callable[..., Any], space: dict[str, list[Any]], *,
     parameter ranges...) is skipped and reported, not fatal. `check(run)` may raise
     AssertionError to reject a configuration that computes a wrong result.
     """
-    from ..runtime.launch import last_run
+    from ..runtime.launch.jit import last_run
     from .profile import remember_launch
 
     names = list(space)

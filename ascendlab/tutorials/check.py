@@ -90,7 +90,7 @@ class _Recording:
         self.ops: list[set[str]] = []
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from ..runtime.launch import last_run
+        from ..runtime.launch.jit import last_run
 
         out = self.fn(*args, **kwargs)
         run = last_run()

@@ -93,7 +93,7 @@ class Explorer(View):
         return self.model
 
     def _run(self) -> None:
-        from ..runtime.launch import last_run
+        from ..runtime.launch.jit import last_run
         from ..tools.profile import remember_launch
 
         m = self.model

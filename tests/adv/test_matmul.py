@@ -308,8 +308,8 @@ def test_the_float32_operand_copy_follows_writes_into_its_argument():
     nothing wrote into the argument, remade after a write (GMAlloc.version)."""
     from ascendlab.adv.matmul_engine import _f32
     from ascendlab.runtime.dtypes import DataType
-    from ascendlab.runtime.memory import GlobalAddress, GMAlloc
-    from ascendlab.runtime.tensor import GlobalTensor
+    from ascendlab.runtime.memory.gm import GlobalAddress, GMAlloc
+    from ascendlab.runtime.memory.tensor import GlobalTensor
 
     host = np.arange(12, dtype=np.float16).reshape(3, 4)
     alloc = GMAlloc("a", 0, host.view(np.uint8).ravel(), DataType("float16"), host.shape)

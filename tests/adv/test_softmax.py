@@ -1,4 +1,4 @@
-"""adv.softmax (ascendlab/adv/softmax.py) and ShapeInfo / asc.array (runtime/shapeinfo.py):
+"""adv.softmax (ascendlab/adv/softmax.py) and ShapeInfo / asc.array (runtime/memory/shapeinfo.py):
 row softmax against numpy for float32 and float16 over shapes that take every reduction path,
 multi-core TQue kernels, in place, sum/max broadcast, default and filled tilings, the errors,
 the recorded instruction sequence, its modelled cycles and a clean sanitizer report."""
@@ -24,9 +24,9 @@ from ascendlab.errors import (
     ParamError,
     PositionError,
 )
-from ascendlab.runtime import vector as _vec
-from ascendlab.runtime.shapeinfo import ShapeInfo, array
+from ascendlab.runtime.memory.shapeinfo import ShapeInfo, array
 from ascendlab.runtime.structs import SoftmaxTiling
+from ascendlab.runtime.vector import elementwise as _vec
 
 VECIN, VECOUT, VECCALC = asc.TPosition.VECIN, asc.TPosition.VECOUT, asc.TPosition.VECCALC
 

@@ -22,7 +22,7 @@ from ascendlab.errors import (
     SanitizerError,
     SyncError,
 )
-from ascendlab.runtime.launch import RunOptions, configure
+from ascendlab.runtime.launch.jit import RunOptions, configure
 
 from ..runtime.kernels import vadd_flags, vadd_framework
 from . import sanitizer_kernels as K

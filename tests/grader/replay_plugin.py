@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import ascendlab.runtime.launch as L
+import ascendlab.runtime.launch.jit as L
 from ascendlab.grader.replay import replay
 from ascendlab.runtime.trace import OPS
 

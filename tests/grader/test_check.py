@@ -63,7 +63,7 @@ def test_check_reports_writes_outside_the_kernel():
 def test_check_leaves_the_session_options_as_it_found_them():
     """check() runs the learner's launch in the learner's process: the chip and modes it sets
     for the grading must not leak into later launches (they would change their cycles)."""
-    from ascendlab.runtime.launch import SESSION, configure
+    from ascendlab.runtime.launch.jit import SESSION, configure
 
     before = configure(chip="Ascend910B1", strict=False)
     try:

@@ -1,5 +1,5 @@
 """The grader re-executes the per-row vector instructions a kernel writes itself
-(runtime/vector_rows.py: block_reduce_sum / max / min, pair_reduce_sum, repeat_reduce_sum,
+(runtime/vector/rows.py: block_reduce_sum / max / min, pair_reduce_sum, repeat_reduce_sum,
 brcb; replay/rows.py): honest traces replay to themselves, the replay computes them from the
 grader's own inputs (numpy agrees), and a forged argument does not slip through."""
 

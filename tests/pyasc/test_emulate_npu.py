@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ascendlab.asc.runtime import config
-from ascendlab.runtime.launch import SESSION
+from ascendlab.runtime.launch.jit import SESSION
 
 HERE = Path(__file__).parent
 

@@ -1,4 +1,4 @@
-"""AIPP (ascendlab/runtime/aipp.py): set_aipp_functions + load_image_to_local into L1 against
+"""AIPP (ascendlab/runtime/dma/aipp.py): set_aipp_functions + load_image_to_local into L1 against
 numpy (crop, swaps, data type conversion, area and channel padding), on MTE2."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Atomic stores (runtime/atomic.py): set_atomic_add/max/min make UB->GM moves combine with GM,
+"""Atomic stores (runtime/dma/atomic.py): set_atomic_add/max/min make UB->GM moves combine with GM,
 against numpy; the store-atomic register; the sanitizer's exemption for atomic writes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""ib_set / ib_wait and wait_pre_block / notify_next_block (runtime/block_sync.py): the GM flag
+"""ib_set / ib_wait and wait_pre_block / notify_next_block (runtime/sync/block.py): the GM flag
 protocol, the cross-core edges the sanitizer orders by (paired with the unsynchronised twin),
 and the waits the emulator cannot satisfy."""
 

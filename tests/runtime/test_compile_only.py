@@ -1,4 +1,4 @@
-"""Compile-only launches (ascendlab/runtime/compile_only.py): with Launcher.run patched or
+"""Compile-only launches (ascendlab/runtime/launch/compile_only.py): with Launcher.run patched or
 DRY_RUN set, errors that depend on run-time values warn and skip the instruction; every other
 error still raises; a normal launch raises them all."""
 

@@ -1,4 +1,4 @@
-"""Hand-written MIX kernels (runtime/cross_core.py, scheduler.Lockstep.block_until): the AIC
+"""Hand-written MIX kernels (runtime/sync/cross_core.py, scheduler.Lockstep.block_until): the AIC
 computes a matmul tile into a GM workspace, the two AIVs of its group post-process their halves
 once cross_core_wait_flag lets them; checked against numpy, with the trace's cross-core edges,
 the cost model holding the AIVs, the sanitizer ordering the GM accesses by the flags (and

@@ -18,7 +18,8 @@ from ascendlab.errors import (
     PositionError,
 )
 from ascendlab.runtime import core as _core
-from ascendlab.runtime.cube import fixpipe, load_data, mmad
+from ascendlab.runtime.cube.fixpipe import fixpipe
+from ascendlab.runtime.cube.mmad import load_data, mmad
 
 SNAPSHOTS: list[np.ndarray] = []
 

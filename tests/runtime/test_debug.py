@@ -10,7 +10,7 @@ import pytest
 import ascendlab
 import ascendlab.asc as asc
 from ascendlab.errors import KernelSyntaxError
-from ascendlab.runtime.debug import format_c
+from ascendlab.runtime.scalar.debug import format_c
 
 N = 256
 

@@ -1,5 +1,5 @@
 """Runtime robustness (issue 13): numpy's floating-point warnings carry the kernel's line
-(ascendlab/runtime/fpe.py), Ctrl-C during a sync_all kernel leaves the session usable,
+(ascendlab/runtime/launch/fpe.py), Ctrl-C during a sync_all kernel leaves the session usable,
 negative data_copy counts and 64-bit numpy scalars get named errors."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Cache, barrier and profiling hints (runtime/hints.py): S-pipe events with their args, the
+"""Cache, barrier and profiling hints (runtime/scalar/hints.py): S-pipe events with their args, the
 data_sync_barrier edge the sanitizer orders by, and the time-stamp / checkpoint prints."""
 
 from __future__ import annotations

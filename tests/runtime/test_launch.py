@@ -8,7 +8,7 @@ import pytest
 import ascendlab
 import ascendlab.asc as asc
 from ascendlab.errors import KernelSyntaxError, LaunchError
-from ascendlab.runtime.launch import JITFunction
+from ascendlab.runtime.launch.jit import JITFunction
 
 from .kernels import vadd_flags, vadd_framework
 
@@ -259,7 +259,7 @@ def _blas_threads() -> list[int]:
 def test_the_emulation_runs_on_one_blas_thread_and_restores_the_pool(monkeypatch):
     from threadpoolctl import threadpool_limits
 
-    from ascendlab.runtime import launch
+    from ascendlab.runtime.launch import jit as launch
 
     with threadpool_limits(2, user_api="blas"):  # a pool of 2 outside the launch
         before = _blas_threads()

@@ -1,5 +1,5 @@
-"""ListTensorDesc / TensorDesc (runtime/list_tensor.py): a list of GM tensors built on the host
-in Ascend C's layout, read in a kernel, against numpy."""
+"""ListTensorDesc / TensorDesc (runtime/memory/list_tensor.py): a list of GM tensors built on the
+host in Ascend C's layout, read in a kernel, against numpy."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import ascendlab
 import ascendlab.asc as asc
 from ascendlab.errors import OutOfBoundsError, ParamError
-from ascendlab.runtime.list_tensor import arg_address, list_bytes
+from ascendlab.runtime.memory.list_tensor import arg_address, list_bytes
 
 
 @asc.jit

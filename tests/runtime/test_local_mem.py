@@ -1,5 +1,5 @@
-"""LocalMemAllocator (runtime/local_mem.py): static tensors placed one after another, against
-numpy, and its placement rules."""
+"""LocalMemAllocator (runtime/framework/local_mem.py): static tensors placed one after another,
+against numpy, and its placement rules."""
 
 from __future__ import annotations
 

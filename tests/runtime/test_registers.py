@@ -1,4 +1,4 @@
-"""Control registers (runtime/registers.py): the cmpMask round trip through UB, the held
+"""Control registers (runtime/scalar/registers.py): the cmpMask round trip through UB, the held
 settings and their argument checks."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Scalar-unit arithmetic (runtime/scalar_ops.py) against an independent numpy/bit-string oracle
+"""Scalar-unit arithmetic (runtime/scalar/ops.py) against an independent numpy/bit-string oracle
 and pyasc's documented examples."""
 
 from __future__ import annotations

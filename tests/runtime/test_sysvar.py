@@ -1,4 +1,4 @@
-"""System registers and mode setters (runtime/sysvar.py): S-pipe events, values they return,
+"""System registers and mode setters (runtime/scalar/sysvar.py): S-pipe events, values they return,
 what they change (init_soc_state, set_deq_scale's packed words), and trap / missing contexts."""
 
 from __future__ import annotations

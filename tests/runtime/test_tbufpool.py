@@ -1,5 +1,5 @@
-"""TBufPool (runtime/tbufpool.py): stages that reuse the same UB bytes, against numpy, and the
-pool's rules."""
+"""TBufPool (runtime/framework/tbufpool.py): stages that reuse the same UB bytes, against numpy,
+and the pool's rules."""
 
 from __future__ import annotations
 

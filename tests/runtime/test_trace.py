@@ -9,16 +9,14 @@ import pytest
 
 from ascendlab.analysis.cost import COST, simulate
 from ascendlab.errors import ParamError
-from ascendlab.runtime import (
-    trace,
-    vector,
-    vector_cast,
-    vector_cmpscalar,
-    vector_cmpsel,
-    vector_reduce,
-    vector_rows,
-)
+from ascendlab.runtime import trace
 from ascendlab.runtime.trace import COST_CLASSES, OPS, VECTOR_CLASSES, Event, register_op
+from ascendlab.runtime.vector import cast as vector_cast
+from ascendlab.runtime.vector import cmpscalar as vector_cmpscalar
+from ascendlab.runtime.vector import cmpsel as vector_cmpsel
+from ascendlab.runtime.vector import elementwise as vector
+from ascendlab.runtime.vector import reduce as vector_reduce
+from ascendlab.runtime.vector import rows as vector_rows
 
 
 def test_every_op_has_one_record_with_a_known_class_and_pipe():
@@ -52,13 +50,13 @@ def test_the_semantics_tables_cover_the_replayable_vector_ops():
 
 
 # py-common: atomic config, scalar ops, system registers, hints, block sync, registers
-_PY_COMMON_MODULES = ("ascendlab.runtime.atomic", "ascendlab.runtime.scalar_ops",
-                      "ascendlab.runtime.sysvar", "ascendlab.runtime.hints",
-                      "ascendlab.runtime.block_sync", "ascendlab.runtime.registers")
+_PY_COMMON_MODULES = ("ascendlab.runtime.dma.atomic", "ascendlab.runtime.scalar.ops",
+                      "ascendlab.runtime.scalar.sysvar", "ascendlab.runtime.scalar.hints",
+                      "ascendlab.runtime.sync.block", "ascendlab.runtime.scalar.registers")
 # py-rest: the cmpMask register forms, fused casts, init_const_value (no replay yet)
-_PY_REST_MODULES = ("ascendlab.runtime.vector_cmpreg", "ascendlab.runtime.vector_fused_cast",
-                    "ascendlab.runtime.vector_cast_deq", "ascendlab.runtime.params_more",
-                    "ascendlab.runtime.cube_sparse")
+_PY_REST_MODULES = ("ascendlab.runtime.vector.cmpreg", "ascendlab.runtime.vector.fused_cast",
+                    "ascendlab.runtime.vector.cast_deq", "ascendlab.runtime.dma.params_more",
+                    "ascendlab.runtime.cube.sparse")
 
 
 def test_every_op_is_replayable_or_marked_not():
@@ -74,7 +72,7 @@ def test_every_op_is_replayable_or_marked_not():
         "rp_sort16", "mrg_sort4", "proposal_concat", "proposal_extract",  # py-move, no replay
         "gather", "gatherb", "scatter", "gather_mask", "load_image_to_local",
         *(n for n in OPS if n.startswith("adv.")),  # runtime/adv_ops.py: no replay yet
-        "cross_core_set_flag", "cross_core_wait_flag"} | {  # runtime/cross_core.py: no replay
+        "cross_core_set_flag", "cross_core_wait_flag"} | {  # runtime/sync/cross_core.py: no replay
         n for n, i in OPS.items() if i.module in _PY_COMMON_MODULES  # py-common, no replay yet
         or i.module in _PY_REST_MODULES}
 
@@ -92,7 +90,8 @@ def test_a_second_different_registration_is_an_error():
     info = OPS["add"]
     assert register_op("add", "V", "elementwise", flops_per_elem=1, dtypes=info.dtypes,
                        module=info.module) == info  # the same record again: accepted
-    with pytest.raises(ParamError, match="'add'.*already registered by ascendlab.runtime.vector"):
+    with pytest.raises(ParamError,
+                       match="'add'.*already registered by ascendlab.runtime.vector.elementwise"):
         register_op("add", "V", "transcendental", module="elsewhere")
     with pytest.raises(ParamError, match="cost class 'fast'"):
         register_op("new_op", "V", "fast")

@@ -14,7 +14,7 @@ from ascendlab.errors import (
     ParamError,
     PositionError,
 )
-from ascendlab.runtime import vector
+from ascendlab.runtime.vector import elementwise as vector
 
 from .kernels import vadd_framework
 

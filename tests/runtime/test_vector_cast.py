@@ -7,8 +7,8 @@ import pytest
 
 import ascendlab.asc as asc
 from ascendlab.errors import AlignmentError, DTypeError, ParamError, PositionError
-from ascendlab.runtime import vector as _vec
-from ascendlab.runtime.vector_cast import SUPPORTED, cast
+from ascendlab.runtime.vector import elementwise as _vec
+from ascendlab.runtime.vector.cast import SUPPORTED, cast
 
 from .vector_harness import Ref, expect, launch
 

@@ -1,4 +1,4 @@
-"""compare_scalar (runtime/vector_cmpscalar.py) against numpy: count and repeat forms, every
+"""compare_scalar (runtime/vector/cmpscalar.py) against numpy: count and repeat forms, every
 CMPMODE, and its rules."""
 
 from __future__ import annotations

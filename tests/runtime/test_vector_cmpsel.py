@@ -7,8 +7,8 @@ import pytest
 
 import ascendlab.asc as asc
 from ascendlab.errors import DTypeError, OutOfBoundsError, ParamError
-from ascendlab.runtime import vector as _vec
-from ascendlab.runtime.vector_cmpsel import compare, select
+from ascendlab.runtime.vector import elementwise as _vec
+from ascendlab.runtime.vector.cmpsel import compare, select
 
 from .vector_harness import Ref, expect, launch
 

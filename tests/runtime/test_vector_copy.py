@@ -1,4 +1,4 @@
-"""asc.copy (ascendlab/runtime/vector_copy.py) against numpy: strides, masks, dtypes, rules."""
+"""asc.copy (ascendlab/runtime/vector/copy.py) against numpy: strides, masks, dtypes, rules."""
 
 from __future__ import annotations
 

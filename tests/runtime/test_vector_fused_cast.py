@@ -7,8 +7,8 @@ import pytest
 
 import ascendlab.asc as asc
 from ascendlab.errors import DTypeError, ParamError
-from ascendlab.runtime.vector_cast_deq import cast_deq
-from ascendlab.runtime.vector_fused_cast import (
+from ascendlab.runtime.vector.cast_deq import cast_deq
+from ascendlab.runtime.vector.fused_cast import (
     add_deq_relu,
     add_relu_cast,
     mul_cast,

@@ -1,4 +1,4 @@
-"""gather, gatherb, scatter and bilinear_interpolation (ascendlab/runtime/vector_gather.py)
+"""gather, gatherb, scatter and bilinear_interpolation (ascendlab/runtime/vector/gather.py)
 against numpy: byte offsets, masks and strides, blocks, and the composed interpolation."""
 
 from __future__ import annotations

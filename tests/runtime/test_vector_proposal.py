@@ -1,4 +1,4 @@
-"""Region-proposal instructions (ascendlab/runtime/vector_proposal.py) on Ascend310P against
+"""Region-proposal instructions (ascendlab/runtime/vector/proposal.py) on Ascend310P against
 numpy, and their "not supported" finding on Ascend910B."""
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ import pytest
 
 import ascendlab.asc as asc
 from ascendlab.errors import AlignmentError, DTypeError, OutOfBoundsError, ParamError, PositionError
-from ascendlab.runtime import vector as _vec
-from ascendlab.runtime.vector_reduce import (
+from ascendlab.runtime.vector import elementwise as _vec
+from ascendlab.runtime.vector.reduce import (
     reduce_max,
     reduce_min,
     reduce_sum,

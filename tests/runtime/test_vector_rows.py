@@ -1,4 +1,4 @@
-"""Per-row vector instructions (ascendlab/runtime/vector_rows.py) against numpy: block
+"""Per-row vector instructions (ascendlab/runtime/vector/rows.py) against numpy: block
 reductions, pair and repeat sums, brcb; masks, strides, float16 saturation and the rules."""
 
 from __future__ import annotations
@@ -108,5 +108,5 @@ def test_rules_and_registry():
            [("S", "float32", 64, x), ("D", "float32", 64)], [Ref("D"), Ref("S"), 1, (1, 8)])
     for op in ("brcb", "block_reduce_sum", "block_reduce_max", "block_reduce_min",
                "pair_reduce_sum", "repeat_reduce_sum"):
-        assert OPS[op].module == "ascendlab.runtime.vector_rows"
+        assert OPS[op].module == "ascendlab.runtime.vector.rows"
         assert OPS[op].replayable  # the grader re-issues them (grader/replay/rows.py)

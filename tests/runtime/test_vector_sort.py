@@ -1,4 +1,4 @@
-"""sort32, mrg_sort, sort, adv.extract and the sort helpers (ascendlab/runtime/vector_sort.py)
+"""sort32, mrg_sort, sort, adv.extract and the sort helpers (ascendlab/runtime/vector/sort.py)
 against numpy: the (score, index) layout, descending stable order, merges, suspension."""
 
 from __future__ import annotations

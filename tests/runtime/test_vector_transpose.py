@@ -1,4 +1,4 @@
-"""transpose and trans_data_to_5hd (ascendlab/runtime/vector_transpose.py) against numpy."""
+"""transpose and trans_data_to_5hd (ascendlab/runtime/vector/transpose.py) against numpy."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ import pytest
 
 import ascendlab
 from ascendlab.analysis.critical_path import analyze
-from ascendlab.runtime.launch import SESSION, RunOptions
+from ascendlab.runtime.launch.jit import SESSION, RunOptions
 from ascendlab.tools.advisor import advise
 from ascendlab.tools.hotlines import hot_lines
 from ascendlab.tools.profile import bounds

@@ -7,7 +7,7 @@ import enum
 from typing import Any
 
 from ...runtime.chips import get_chip
-from ...runtime.launch import SESSION
+from ...runtime.launch.jit import SESSION
 
 
 class Stream:

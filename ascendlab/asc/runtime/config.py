@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Any
 
 from ...runtime.chips import CHIPS, DEFAULT_CHIP
-from ...runtime.launch import SESSION, configure
+from ...runtime.launch.jit import SESSION, configure
 
 
 class Backend(Enum):

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...runtime.dtypes import DataType
-from ...runtime.launch import ConstExpr, JITFunction, jit
+from ...runtime.launch.jit import ConstExpr, JITFunction, jit
 
 __all__ = ["ConstExpr", "JITFunction", "MockTensor", "MockValue", "MOCK_BYTES", "jit"]
 

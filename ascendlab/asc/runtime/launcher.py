@@ -9,7 +9,7 @@ environment (which makes pyasc's run return at once), makes the launch compile-o
 kernel still runs and is checked, but an instruction whose error depends only on run-time
 values (errors.RuntimeValueError: masks, counts, strides, addresses) is skipped with a
 CompileOnlyWarning instead of raising, as pyasc's compiler never sees those values
-(ascendlab/runtime/compile_only.py). The copy back is skipped too.
+(ascendlab/runtime/launch/compile_only.py). The copy back is skipped too.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from ...runtime import launch as _launch
+from ...runtime.launch import jit as _launch  # noqa: E402
 
 __all__ = ["EmulatedKernel", "LaunchOptions", "Launcher"]
 

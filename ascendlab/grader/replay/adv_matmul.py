@@ -2,7 +2,7 @@
 
 The library does not move bytes through L1/L0: it records the cube pipeline's instructions and
 computes C with numpy on the GM operands. Replay cannot re-issue those events through
-runtime/cube.py (their operands are the library's own NZ tiles), so it gives each of them the
+runtime/cube/mmad.py (their operands are the library's own NZ tiles), so it gives each of them the
 meaning the recorded operands say, and computes with that meaning in the grader's process:
 
     data_copy  "Matmul ND2NZ"  GM rows x cols (row pitch = the GM Access's stride) -> an L1 tile
@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ...runtime.core import CoreState
-from ...runtime.cube import _MMAD_RATE, FRACTAL
+from ...runtime.cube.mmad import _MMAD_RATE, FRACTAL
 from ...runtime.dtypes import DataType
 from ...runtime.trace import Access, Event, Sync, event
 from .operands import Replayer

@@ -12,8 +12,8 @@ from typing import Any
 from ...runtime.core import CoreState, LaunchState
 from ...runtime.dtypes import DataType
 from ...runtime.enums import TPosition
-from ...runtime.memory import _BASE0, _SPACING, GUARD, GMAlloc
-from ...runtime.tensor import GlobalTensor, LocalTensor
+from ...runtime.memory.gm import _BASE0, _SPACING, GUARD, GMAlloc
+from ...runtime.memory.tensor import GlobalTensor, LocalTensor
 from ...runtime.trace import Access
 
 _new_obj = object.__new__

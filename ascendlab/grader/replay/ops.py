@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...runtime import cube as _cube
-from ...runtime import dma as _dma
-from ...runtime import sync as _sync
 from ...runtime.core import CoreState
+from ...runtime.cube import fixpipe as _cube_fixpipe
+from ...runtime.cube import mmad as _cube
+from ...runtime.dma import copy as _dma
 from ...runtime.enums import FixpipeConfig, HardEvent, PipeID, TPosition
 from ...runtime.params import (
     DataCopyExtParams,
@@ -22,6 +22,7 @@ from ...runtime.params import (
     MmadParams,
     Nd2NzParams,
 )
+from ...runtime.sync import flags as _sync
 from ...runtime.trace import OPS, Access, Event
 from .operands import _POS, NamedTensor, Replayer
 from .operands import trampoline as _trampoline
@@ -107,7 +108,7 @@ def _fixpipe(rp: Replayer, c: CoreState, e: Event) -> None:
     else:
         src = rp.dummy_local(c, "L0C", src_dt)
         dst = rp.glob(Access("GM", rp.allocs[0].base, 0, "", 0, 0), dt)
-    _trampoline(e.file, e.line, False)(_cube.fixpipe, (dst, src, p),
+    _trampoline(e.file, e.line, False)(_cube_fixpipe.fixpipe, (dst, src, p),
                                        {"config": FixpipeConfig[a["config"]]})
 
 
@@ -235,7 +236,7 @@ def _framework(rp: Replayer, c: CoreState, e: Event) -> None:
             st[1] = True
     c.append(e)
     if e.sync is not None and e.sync.kind == "wait" and e.pipe == "V":
-        c.v_pending.clear()  # as queue.py does: a wait on V orders earlier vector work
+        c.v_pending.clear()  # as framework/queue.py does: a wait on V orders earlier vector work
 
 
 HANDLERS: dict[str, Any] = {

@@ -1,4 +1,4 @@
-"""Replay, part 2b: the per-row vector instructions of runtime/vector_rows.py (block_reduce_sum
+"""Replay, part 2b: the per-row vector instructions of runtime/vector/rows.py (block_reduce_sum
 / max / min, pair_reduce_sum, repeat_reduce_sum, brcb) written by a kernel's author. Each
 handler rebuilds the call from the recorded lanes, repeat count and strides and issues it
 through the runtime's own function, like the other vector handlers (vector.py). The asc.adv
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...runtime import vector_rows as _rows
 from ...runtime.core import CoreState
 from ...runtime.dtypes import DataType
 from ...runtime.trace import Event
+from ...runtime.vector import rows as _rows
 from .operands import Replayer
 from .operands import trampoline as _trampoline
 from .vector import _first_lane, _mask_of

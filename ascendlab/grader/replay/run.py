@@ -21,7 +21,7 @@ How an event becomes a call again:
     cast's and axpy's src_dtype, mmad's dtypes);
   * the call is issued from a frame whose code carries the event's file and line, so the
     runtime records the same file:line;
-  * set_flag / wait_flag / pipe_barrier / sync_all go through sync.py; the implicit PIPE_V
+  * set_flag / wait_flag / pipe_barrier / sync_all go through sync/flags.py; the implicit PIPE_V
     barriers are not issued (the runtime inserts them again, and they must come out at the same
     places); TPipe/TQue events (init_buffer, alloc_tensor, enque, deque, free_tensor) are
     re-emitted as recorded after a check of the queue state machine and their sync edges.
@@ -51,8 +51,8 @@ from ...runtime import core as _core
 from ...runtime.chips import ChipSpec, get_chip
 from ...runtime.core import LaunchState, MemcheckWarning
 from ...runtime.dtypes import DataType
-from ...runtime.launch import one_blas_thread
-from ...runtime.memory import _BASE0, _SPACING, GMAlloc
+from ...runtime.launch.jit import one_blas_thread
+from ...runtime.memory.gm import _BASE0, _SPACING, GMAlloc
 from ...runtime.trace import Event, GMArg, Run
 from .adv_matmul import MATMUL_OPS, replay_matmul
 from .adv_softmax import SOFTMAX_OPS, replay_softmax
@@ -92,7 +92,8 @@ class _NoBarrier:
 
 def _regenerated(e: Event) -> bool:
     """Events the runtime inserts by itself when the next instruction is re-issued: CANN's
-    implicit PIPE_V barriers (core.check_vector_order) and insert_sync's flags (autosync.py)."""
+    implicit PIPE_V barriers (core.check_vector_order) and insert_sync's flags
+    (runtime/autosync.py)."""
     s = e.sync
     return s is not None and s.implicit and e.op in ("pipe_barrier", "set_flag", "wait_flag")
 
@@ -178,7 +179,7 @@ def _compare(events: Sequence[Event], out: Sequence[Event], before: int, i: int,
 def check_order(events: Sequence[Event], block_num: int,
                 core_kinds: Mapping[int, str] | None = None) -> None:
     """The cores' interleaving must be one the emulator produces: per sync_all phase, core 0's
-    events, then core 1's, ... (scheduler.py); raises ReplayError otherwise. MIX runs (cube
+    events, then core 1's, ... (launch/scheduler.py); raises ReplayError otherwise. MIX runs (cube
     cores serve vector cores in between) are checked for their core set only."""
     phase: dict[int, int] = {}
     last = (-1, -1)

@@ -8,16 +8,16 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from ...runtime import vector as _vec
-from ...runtime import vector_cast as _cast
-from ...runtime import vector_cmpscalar as _cmpscalar
-from ...runtime import vector_cmpsel as _cmpsel
-from ...runtime import vector_reduce as _red
 from ...runtime.core import CoreState
 from ...runtime.dtypes import DataType
 from ...runtime.enums import CMPMODE, ReduceOrder, RoundMode, SelMode
 from ...runtime.params import BinaryRepeatParams, UnaryRepeatParams
 from ...runtime.trace import Access, Event
+from ...runtime.vector import cast as _cast
+from ...runtime.vector import cmpscalar as _cmpscalar
+from ...runtime.vector import cmpsel as _cmpsel
+from ...runtime.vector import elementwise as _vec
+from ...runtime.vector import reduce as _red
 from .operands import Replayer
 from .operands import trampoline as _trampoline
 
