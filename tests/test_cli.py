@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -104,6 +106,88 @@ def test_lab_copies_the_course_once_and_never_overwrites_edits(tmp_path):
     assert prepare().copied == ["02-queues.ipynb"]
 
 
+def _notebook(*sources: str, outputs: bool = False) -> str:
+    cells = [{"cell_type": "code", "execution_count": 1 if outputs else None, "metadata": {},
+              "outputs": [{"output_type": "stream", "name": "stdout", "text": ["42\n"]}]
+              if outputs else [], "source": [src]} for src in sources]
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_lab_running_a_notebook_is_not_an_edit(tmp_path):
+    """Outputs, execution counts (JupyterLab's autosave) do not make a notebook the learner's:
+    a second run says nothing was kept, and a newer course version still reaches it."""
+    from ascendlab.cli.lab import prepare_course
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "01-add.ipynb").write_text(_notebook("x = 1"))
+    files = {"01-add.ipynb": src / "01-add.ipynb"}
+    course = tmp_path / "course"
+    assert prepare_course(course, files).copied == ["01-add.ipynb"]
+    (course / "01-add.ipynb").write_text(_notebook("x = 1", outputs=True))  # run, autosaved
+    again = prepare_course(course, files)
+    assert again.unchanged == ["01-add.ipynb"] and not again.kept and not again.yours
+    assert "newer version" not in again.describe()
+    (src / "01-add.ipynb").write_text(_notebook("x = 2"))  # the course changes the lesson
+    assert prepare_course(course, files).updated == ["01-add.ipynb"]
+    assert "x = 2" in (course / "01-add.ipynb").read_text()
+
+
+def test_lab_an_edit_is_kept_and_described_truthfully(tmp_path):
+    """An edited notebook is never overwritten; "newer version" is said only when the course
+    really changed it."""
+    from ascendlab.cli.lab import prepare_course
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "01-add.ipynb").write_text(_notebook("x = 1"))
+    files = {"01-add.ipynb": src / "01-add.ipynb"}
+    course = tmp_path / "course"
+    prepare_course(course, files)
+    (course / "01-add.ipynb").write_text(_notebook("x = 'mine'"))
+    same = prepare_course(course, files)
+    assert same.yours == ["01-add.ipynb"] and not same.kept
+    assert "newer version" not in same.describe() and "01-add.ipynb" in same.describe()
+    (src / "01-add.ipynb").write_text(_notebook("x = 2"))
+    newer = prepare_course(course, files)
+    assert newer.kept == ["01-add.ipynb"] and "newer version" in newer.describe()
+    assert "'mine'" in (course / "01-add.ipynb").read_text()
+
+
+def test_lab_reads_a_manifest_of_byte_hashes(tmp_path):
+    """A folder made by an earlier version (the manifest holds the bytes' sha256) is not
+    mistaken for the learner's edits."""
+    import hashlib
+
+    from ascendlab.cli.lab import MANIFEST, prepare_course
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "01-add.ipynb").write_text(_notebook("x = 1"))
+    course = tmp_path / "course"
+    course.mkdir()
+    old = _notebook("x = 0")
+    (course / "01-add.ipynb").write_text(old)
+    (course / MANIFEST).write_text(json.dumps(
+        {"01-add.ipynb": hashlib.sha256(old.encode()).hexdigest()}))
+    plan = prepare_course(course, {"01-add.ipynb": src / "01-add.ipynb"})
+    assert plan.updated == ["01-add.ipynb"] and not plan.kept
+
+
+def test_lab_env_turns_off_the_news_plugin_for_the_course_server_only(tmp_path):
+    from ascendlab.cli.lab import CONFIG_DIR, NEWS_PLUGIN, lab_env
+
+    env = lab_env(tmp_path, {"JUPYTER_CONFIG_PATH": "/etc/mine", "HOME": "/home/x"})
+    first, rest = env["JUPYTER_CONFIG_PATH"].split(os.pathsep)
+    assert first == str(tmp_path / CONFIG_DIR) and rest == "/etc/mine"
+    assert env["HOME"] == "/home/x"
+    page = json.loads((tmp_path / CONFIG_DIR / "labconfig" / "page_config.json").read_text())
+    assert page["disabledExtensions"] == {NEWS_PLUGIN: True}
+    # a second start does not stack the folder twice
+    again = lab_env(tmp_path, env)
+    assert again["JUPYTER_CONFIG_PATH"] == env["JUPYTER_CONFIG_PATH"]
+
+
 def test_lab_course_files_include_the_widgets_tour_and_skip_checkpoints(tmp_path, monkeypatch):
     from ascendlab.cli import lab
 
@@ -161,6 +245,19 @@ def test_doctor_reports_each_check_with_a_fix(tmp_path):
             nxt = r.stdout.splitlines()[r.stdout.splitlines().index(line) + 1]
             assert nxt.strip().startswith("fix:"), line
     assert (r.returncode == 0) == ("\n--" not in "\n" + r.stdout)
+
+
+def test_doctor_counts_lessons_and_challenges_not_files():
+    """13 notebooks and 8 challenges read as such, not as the folders' entries (README.md,
+    _common.py, ...)."""
+    from ascendlab.cli import doctor
+
+    root = Path(__file__).resolve().parents[1]
+    lessons = len(list((root / "tutorials").glob("[0-9]*.ipynb")))
+    days = len(list((root / "challenges").glob("*/spec.py")))
+    checks = {c.name: c.detail for c in doctor._course()}
+    assert checks["tutorials"].startswith(f"{lessons} lessons in ")
+    assert checks["challenges"].startswith(f"{days} challenges in ")
 
 
 def test_doctor_names_a_missing_package_and_its_extra(monkeypatch):

@@ -118,6 +118,7 @@ def test_report_names_worst_element_and_counts():
     assert "worst element [3, 5]: got 0.0" in text and "1 of 64 elements off" in text
 
 
+@pytest.mark.torch
 def test_torch_tensors_are_accepted():
     torch = pytest.importorskip("torch", reason="torch is optional")
     got = torch.ones(8, dtype=torch.float16)

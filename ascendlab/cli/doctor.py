@@ -62,6 +62,16 @@ def _widget_extension() -> Check:
                  "show as text", "python -m pip install jupyterlab_widgets (comes with [lab])")
 
 
+def _count(rel: str, folder: Path) -> str:
+    """What the folder holds, counted as a learner counts it: the lessons (notebooks) of
+    tutorials/, the challenges (folders with a spec.py) of challenges/."""
+    if rel == "tutorials":
+        n = len(list(folder.glob("[0-9]*.ipynb")))
+        return f"{n} lesson{'s' * (n != 1)}"
+    n = len([q for q in folder.iterdir() if (q / "spec.py").is_file()])
+    return f"{n} challenge{'s' * (n != 1)}"
+
+
 def _course() -> list[Check]:
     out = []
     for rel, what in (("challenges", "challenges"), ("tutorials", "tutorials")):
@@ -71,8 +81,7 @@ def _course() -> list[Check]:
                    "reinstall from an up-to-date checkout: python -m pip install .")
             out.append(Check(what, False, "none in this install", fix))
             continue
-        n = len([q for q in p.iterdir() if not q.name.startswith((".", "_"))])
-        out.append(Check(what, True, f"{n} in {p}"))
+        out.append(Check(what, True, f"{_count(rel, p)} in {p}"))
     home = Path(DEFAULT_DIR).expanduser()
     state = "exists" if (home / MANIFEST).is_file() else "not made yet (`ascendlab lab` makes it)"
     out.append(Check("course folder", True, f"{home}: {state}"))

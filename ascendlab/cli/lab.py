@@ -5,9 +5,16 @@
     os.execv(sys.executable, lab_command(plan.dest, port=8888))
 
 The notebooks a learner edits are copies: the installed package (or the repository) is never
-written. A manifest in the folder (.ascendlab-course.json) records the hash of each file as it
-was copied, so a later run can tell a learner's edit (kept, always) from an untouched copy
-(refreshed when the course's version changed) and restores files the learner deleted.
+written. A manifest in the folder (.ascendlab-course.json) records the fingerprint of each file
+as it was copied, so a later run can tell a learner's edit (kept, always) from an untouched copy
+(refreshed when the course's version changed) and restores files the learner deleted. A
+notebook's fingerprint is that of its cells' types and sources only: running it (outputs,
+execution counts, metadata, JupyterLab's autosave) is not an edit.
+
+The course's JupyterLab gets a Jupyter config folder of its own in the course folder
+(.ascendlab-jupyter/, added to JUPYTER_CONFIG_PATH for that server only) whose
+labconfig/page_config.json turns off JupyterLab's news plugin, whose consent pop-up would cover
+every notebook. The learner's own Jupyter settings are not touched.
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ from ..resources import data_path
 
 DEFAULT_DIR = "~/ascendlab-course"
 MANIFEST = ".ascendlab-course.json"
+CONFIG_DIR = ".ascendlab-jupyter"  # the course server's extra Jupyter config folder
+NEWS_PLUGIN = "@jupyterlab/apputils-extension:announcements"  # news + update-check toasts
 SKIP = {"__pycache__", ".ipynb_checkpoints"}  # never copied (nor dotfiles)
 
 
@@ -34,7 +43,8 @@ class CoursePlan:
     dest: Path
     copied: list[str] = field(default_factory=list)  # new in the folder
     updated: list[str] = field(default_factory=list)  # untouched copies of a changed file
-    kept: list[str] = field(default_factory=list)  # edited by the learner: left alone
+    kept: list[str] = field(default_factory=list)  # edited, and the course changed it too
+    yours: list[str] = field(default_factory=list)  # edited, the course's version unchanged
     unchanged: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
@@ -46,9 +56,12 @@ class CoursePlan:
         if self.kept:
             lines.append(f"  kept your edits to {len(self.kept)} (the course's newer version "
                          f"was not copied over them): {', '.join(self.kept)}")
+        if self.yours:
+            lines.append(f"  your edited copies: {len(self.yours)} (left as they are): "
+                         f"{', '.join(self.yours)}")
         if self.unchanged:
             lines.append(f"  already there, unchanged: {len(self.unchanged)} files")
-        if not (self.copied or self.updated or self.kept or self.unchanged):
+        if not (self.copied or self.updated or self.kept or self.yours or self.unchanged):
             lines.append("  no course material found to copy (no tutorials/ in this install)")
         return "\n".join(lines)
 
@@ -69,8 +82,23 @@ def course_files() -> dict[str, Path]:
     return out
 
 
-def _digest(path: Path) -> str:
+def _bytes_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _digest(path: Path) -> str:
+    """The file's fingerprint: for a notebook, its cells' types and sources (what a learner
+    writes), so that outputs, execution counts and metadata do not count as edits; for any
+    other file (or a notebook that does not parse), its bytes."""
+    if path.suffix == ".ipynb":
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+            sources = [(c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list)
+                        else c["source"]) for c in cells]
+        except (OSError, ValueError, KeyError, TypeError):
+            return _bytes_digest(path)
+        return "cells:" + hashlib.sha256(json.dumps(sources).encode()).hexdigest()
+    return _bytes_digest(path)
 
 
 def prepare_course(dest: Path, files: dict[str, Path] | None = None) -> CoursePlan:
@@ -94,8 +122,11 @@ def prepare_course(dest: Path, files: dict[str, Path] | None = None) -> CoursePl
                 plan.unchanged.append(name)
                 manifest[name] = want
                 continue
-            if manifest.get(name) != have:  # not the copy we made: the learner's work
-                plan.kept.append(name)
+            # the copy we made, untouched since (a manifest written before fingerprints
+            # holds the bytes' hash)
+            made = manifest.get(name)
+            if made not in (have, _bytes_digest(target)):  # the learner's work: never touched
+                (plan.yours if made == want else plan.kept).append(name)
                 continue
             bucket = plan.updated
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -120,6 +151,21 @@ def lab_command(dest: Path, *, port: int | None = None, no_browser: bool = False
     return cmd
 
 
+def lab_env(dest: Path, environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of the course's JupyterLab: `environ` (default os.environ) with the
+    course's own Jupyter config folder first on JUPYTER_CONFIG_PATH; that folder's
+    labconfig/page_config.json (written here) disables JupyterLab's news plugin."""
+    environ = dict(os.environ if environ is None else environ)
+    conf = dest / CONFIG_DIR
+    (conf / "labconfig").mkdir(parents=True, exist_ok=True)
+    (conf / "labconfig" / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {NEWS_PLUGIN: True}}, indent=1) + "\n")
+    paths = [str(conf)] + [p for p in environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep)
+                           if p and p != str(conf)]
+    environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join(paths)
+    return environ
+
+
 def jupyterlab_missing() -> str | None:
     """None when JupyterLab can be started, else what to install."""
     import importlib.util
@@ -132,4 +178,4 @@ def jupyterlab_missing() -> str | None:
 
 
 __all__ = ["DEFAULT_DIR", "CoursePlan", "course_files", "jupyterlab_missing", "lab_command",
-           "prepare_course"]
+           "lab_env", "prepare_course"]

@@ -168,7 +168,7 @@ def _cmd_chips() -> int:
 def _cmd_lab(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .lab import jupyterlab_missing, lab_command, prepare_course
+    from .lab import jupyterlab_missing, lab_command, lab_env, prepare_course
 
     missing = jupyterlab_missing()
     if missing:
@@ -179,7 +179,7 @@ def _cmd_lab(args: argparse.Namespace) -> int:
     cmd = lab_command(plan.dest, port=args.port, no_browser=args.no_browser)
     cmd += args.jupyter_args
     print(f"starting JupyterLab: {' '.join(cmd)}", flush=True)
-    os.execv(cmd[0], cmd)  # JupyterLab takes over this process (Ctrl-C stops it)
+    os.execve(cmd[0], cmd, lab_env(plan.dest))  # JupyterLab takes over (Ctrl-C stops it)
     return 0  # not reached
 
 

@@ -113,7 +113,7 @@ def render_markdown(text: str, color: bool = False) -> str:
     indented, inline `code` and **bold** unmarked (or highlighted with color)."""
     bold, dim, off = ("\x1b[1m", "\x1b[36m", "\x1b[0m") if color else ("", "", "")
     out: list[str] = []
-    in_code = False
+    in_code = in_span = False  # in a ``` block; inside an inline `code` span that wraps
     for line in text.splitlines():
         if line.lstrip().startswith("```"):
             in_code = not in_code
@@ -121,6 +121,11 @@ def render_markdown(text: str, color: bool = False) -> str:
         if in_code:
             out.append(f"    {dim}{line}{off}")
             continue
+        # an inline code span may run over a line break: close it at the end of this line
+        # and reopen it on the next, so each line renders on its own
+        line = ("`" if in_span else "") + line
+        in_span = line.count("`") % 2 == 1
+        line += "`" if in_span else ""
         m = re.match(r"(#{1,6})\s+(.*)", line)
         if m:
             title = _inline(m.group(2), bold, dim, off)

@@ -164,14 +164,20 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
     from .grade import grade
     from .leaderboard import Leaderboard, default_path
+    from .text import check_user
 
     path = Path(args.submission)
     if not path.is_file():
         print(f"ascendlab submit: no such file: {path}", file=sys.stderr)
         return EXIT_USAGE
+    user = args.user or getpass.getuser()
+    try:  # before grading: a name the leaderboard refuses would waste the grade
+        check_user(user)
+    except ValueError as e:
+        print(f"ascendlab submit: {e}", file=sys.stderr)
+        return EXIT_USAGE
     with _terminable():
         report = grade(args.challenge, path)
-    user = args.user or getpass.getuser()
     where = Path(args.db).expanduser() if args.db else default_path()
     written, error = 0, None
     try:  # whatever happens to the leaderboard, the grade is printed below

@@ -147,6 +147,15 @@ def check_source(source: str, filename: str, rules: Rules, entry: str) -> list[V
 
 
 # ---- the launch ----------------------------------------------------------------------------
+def block_advice(lo: int, hi: int) -> str:
+    """What to launch, for the allowed block_num range [lo, hi]."""
+    if lo == hi:
+        return f"launch exactly {hi} block{'s' * (hi != 1)}"
+    if lo <= 1:
+        return f"launch at most {hi} blocks"
+    return f"launch between {lo} and {hi} blocks"
+
+
 def check_launch(meta: RunMeta, events: Iterable[Event], rules: Rules, chip: str,
                  mapping: dict[str, str | None], arrays: dict[str, tuple[int, str, tuple]],
                  inputs: tuple[str, ...]) -> list[Violation]:
@@ -164,7 +173,7 @@ def check_launch(meta: RunMeta, events: Iterable[Event], rules: Rules, chip: str
     lo, hi = rules.block_range(chip)
     if not lo <= meta.block_num <= hi:
         out.append(Violation(f"block_num {meta.block_num} is outside [{lo}, {hi}] on {chip}; "
-                             f"launch at most {hi} blocks (core_num tells you the cores)"))
+                             f"{block_advice(lo, hi)} (core_num tells you the cores)"))
     extra = 0
     strays = []
     for g in meta.gm:
@@ -229,4 +238,4 @@ def _at(e: Event) -> str:
     return f"{e.file.rsplit('/', 1)[-1]}:{e.line}"
 
 
-__all__ = ["FORBIDDEN_BUILTINS", "Violation", "check_launch", "check_source"]
+__all__ = ["FORBIDDEN_BUILTINS", "Violation", "block_advice", "check_launch", "check_source"]

@@ -110,8 +110,8 @@ def _lesson_checks(ex: Exercise, report: Report, rec: _Recording) -> list[str]:
     if ex.cycle_target is not None and report.perf:
         p = report.perf[0]
         if p.ratio > ex.cycle_target:
-            problems.append(f"correct, but {p.cycles:,} modelled cycles are {p.ratio:.2f}x the "
-                            f"roofline bound ({p.bound_cycles:,}); the target is "
+            problems.append(f"{p.cycles:,} modelled cycles are {p.ratio:.2f}x the roofline "
+                            f"bound ({p.bound_cycles:,}); the target is "
                             f"<= {ex.cycle_target:g}x")
     return problems
 

@@ -127,7 +127,7 @@ class TimelineModel:
         """The cycles readout and the bound, one line."""
         return (f"{self.kernel} on {self.chip}: {self.cycles:,} cycles "
                 f"({self.cycles and self.time_us - self.launch_us:.2f} us + "
-                f"{self.launch_us:.0f} us launch); {self.bound}-bound, roofline "
+                f"{self.launch_us:.1f} us launch); {self.bound}-bound, roofline "
                 f"{self.bound_cycles:,} cycles ({self.efficiency:.0%} of it)")
 
 

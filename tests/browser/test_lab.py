@@ -59,6 +59,16 @@ def page(lab_server: dict, browser, artifacts: Path):
         ctx.close()
 
 
+def test_no_news_popup_covers_the_course(page):
+    """`ascendlab lab` disables JupyterLab's news plugin for the course's server: the plugin is
+    in the page config's disabled list, and no news or update toast is shown."""
+    disabled = page.evaluate("JSON.parse(document.getElementById('jupyter-config-data')"
+                             ".textContent).disabledExtensions || []")
+    assert "@jupyterlab/apputils-extension:announcements" in disabled, disabled
+    texts = [t.inner_text() for t in page.locator(".Toastify__toast").all()]
+    assert not any("news" in t.lower() or "newer version" in t.lower() for t in texts), texts
+
+
 def test_every_cell_ran_without_error(page):
     errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.error']")
     assert errors.count() == 0, errors.first.inner_text()

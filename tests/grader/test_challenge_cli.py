@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,8 @@ import pytest
 from ascendlab.cli import main
 from ascendlab.grader import challenge as C
 from ascendlab.grader.challenge_cli import render_markdown
+
+ROOT = Path(__file__).resolve().parents[2]
 
 MINI_SPEC = (Path(__file__).parent / "challenges" / "mini" / "spec.py").read_text()
 
@@ -57,6 +60,21 @@ def test_show_renders_the_readme(days, capsys):
     assert "swish, day one\n==============" in out
     assert "Read this and launch(x)." in out and "    print(1)" in out and "• one" in out
     assert main(["challenge", "show", "day7"]) == 2
+
+
+def test_render_markdown_unmarks_code_spans_that_wrap_lines():
+    """A `code` span running over a line break (as in day 1's allowed-instruction list) leaves
+    no stray backtick on either line, and the lines stay as written."""
+    out = render_markdown("math (`add sub\nmul div`). The kernel must not write `x`.\n")
+    assert out == "math (add sub\nmul div). The kernel must not write x."
+
+
+@pytest.mark.parametrize("readme", sorted((ROOT / "challenges").glob("*/README.md")),
+                         ids=lambda p: p.parent.name)
+def test_every_challenge_readme_renders_without_markdown_marks(readme):
+    text = readme.read_text()
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    assert "`" not in "".join(line for line in render_markdown(prose).splitlines()), readme
 
 
 def test_render_markdown_in_color_marks_headings():

@@ -49,6 +49,16 @@ def test_rule_violation_block_num(tmp_path):
     r = grade_mini(_write(tmp_path, "too_many_blocks.py", src))
     assert r.verdict == Verdict.RULE_VIOLATION
     assert "block_num 16 is outside [1, 8]" in r.message
+    assert "launch at most 8 blocks" in r.message
+
+
+def test_block_advice_says_exactly_when_the_range_is_one_number():
+    from ascendlab.grader.rules import block_advice
+
+    assert block_advice(8, 8) == "launch exactly 8 blocks"
+    assert block_advice(1, 1) == "launch exactly 1 block"
+    assert block_advice(1, 24) == "launch at most 24 blocks"
+    assert block_advice(4, 24) == "launch between 4 and 24 blocks"
 
 
 def test_rule_violation_chip(tmp_path):

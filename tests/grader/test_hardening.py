@@ -19,7 +19,7 @@ import pytest
 from ascendlab.grader import GradeOptions, Limits, Verdict, grade, isolation
 from ascendlab.grader.challenge import load_challenge
 from ascendlab.grader.channel import MAX_VALUES, Channel, send
-from ascendlab.grader.commands import EXIT_LEADERBOARD, cmd_submit
+from ascendlab.grader.commands import EXIT_LEADERBOARD, EXIT_USAGE, cmd_submit
 from ascendlab.grader.grade import make_jobs
 from ascendlab.grader.harness import run_case
 from ascendlab.grader.judge import judge_case
@@ -235,7 +235,7 @@ def _submit(db: str, user: str = "ana") -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-@pytest.mark.parametrize("case", ["garbage", "foreign", "directory", "bad_user", "no_parent"])
+@pytest.mark.parametrize("case", ["garbage", "foreign", "directory", "no_parent"])
 def test_submit_prints_the_grade_when_the_leaderboard_cannot_be_written(tmp_path, case):
     db = tmp_path / "lb.sqlite3"
     user = "ana"
@@ -248,8 +248,6 @@ def test_submit_prints_the_grade_when_the_leaderboard_cannot_be_written(tmp_path
         con.close()
     elif case == "directory":
         db.mkdir()
-    elif case == "bad_user":
-        user = "ana\n#1 mallory"
     else:
         (tmp_path / "file").write_text("x")
         db = tmp_path / "file" / "lb.sqlite3"  # a parent that is a file
@@ -258,6 +256,22 @@ def test_submit_prints_the_grade_when_the_leaderboard_cannot_be_written(tmp_path
     assert out.startswith("ACCEPTED") and "cases:" in out
     line = err.strip().splitlines()[-1]
     assert "NOT recorded" in line and str(db) in line
+
+
+def test_submit_refuses_a_bad_user_name_before_grading(tmp_path, monkeypatch):
+    """An invalid --user is a usage error said at once, not after seconds of grading."""
+    import importlib
+
+    grade_module = importlib.import_module("ascendlab.grader.grade")
+
+    def no_grading(*a, **k):
+        raise AssertionError("graded before the user name was checked")
+
+    monkeypatch.setattr(grade_module, "grade", no_grading)
+    code, out, err = _submit(str(tmp_path / "lb.sqlite3"), "ana\n#1 mallory")
+    assert code == EXIT_USAGE and out == ""
+    assert "invalid leaderboard user name" in err and "mallory" in err
+    assert not (tmp_path / "lb.sqlite3").exists()
 
 
 @root_only

@@ -9,6 +9,7 @@ import pytest
 from ascendlab import TensorSpec, ascend_kernel
 from ascendlab.ops import linear, sigmoid
 
+pytestmark = pytest.mark.torch
 torch = pytest.importorskip("torch", reason="torch is optional: pip install torch==2.13.0")
 
 

@@ -45,6 +45,7 @@ def test_set_platform_npu_notices_once(capsys):
     assert capsys.readouterr().err.count("--emulate-npu") == 1
 
 
+@pytest.mark.torch
 def test_torch_npu_tensors_stay_on_the_cpu():
     torch = pytest.importorskip("torch")
     code = ("import torch\nfrom ascendlab import pyasc_compat\n"

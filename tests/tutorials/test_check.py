@@ -100,3 +100,4 @@ def test_cycle_target_is_enforced():
     # the solution is correct but, on 8 of 48 cores, not at the roofline
     assert not report.passed and report.report.ok
     assert "the target is <= 1x" in report.message
+    assert "but: correct" not in report.message  # one "correct, but", not two
