@@ -25,6 +25,7 @@ from .. import core as _core
 from ..chips import DEFAULT_CHIP, get_chip
 from ..core import CoreState, LaunchState
 from ..structs import Struct
+from ..sync.deadlock import check as check_deadlock
 from ..trace import GMArg, Run, reader
 from .args import ConstExpr as ConstExpr  # re-exported: asc.ConstExpr
 from .args import _convert_args, _copy_back
@@ -343,6 +344,8 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
     try:
         with one_blas_thread():
             launch.scheduler.run(n_cores, one_core)
+        if launch.flag_waits and not launch.compile_only:
+            check_deadlock(launch)  # a wait the chip never passes: DeadlockError
     except BaseException as exc:
         run.core_kinds = launch.core_kinds()
         run.error = f"{type(exc).__name__}: {exc}"
