@@ -59,6 +59,12 @@ of the block was written: ND->NZ leaves the padding rows of a fractal unwritten,
 reads them and their results are discarded. So initcheck has no false positives from masks or
 padding, and may miss a never-written byte in the middle of a masked repeat or a fractal.
 
+Order: root cause first. One bug often leaves several findings (a deadlocked pipe never frees
+the tensors it would have freed, so leaks follow the deadlock), so findings are sorted by a
+causality rank, deadlock/hang > race > out of bounds > uninitialised read > leak
+(sanitizer_findings.CAUSALITY), then by trace order. SanitizerReport, Run.findings and the
+grader's headline follow it.
+
 Findings are reported once per source line (or pair of lines): a bug inside a loop is one
 finding, at its first occurrence, even across cores.
 
@@ -82,6 +88,7 @@ import numpy as np
 
 from ..runtime.trace import Finding, Run
 from .deps import match_syncs
+from .sanitizer_findings import CAUSALITY, by_cause, causality_rank
 from .sanitizer_hb import CorePass, at, flag_name, short
 from .sanitizer_uaf import use_after_free
 
@@ -89,7 +96,9 @@ KINDS = ("memcheck", "initcheck", "racecheck", "synccheck")
 
 
 def sanitize(run: Run, *, complete: bool | None = None) -> list[Finding]:
-    """The sanitizer's findings for `run`, in trace order (Run.findings is not modified).
+    """The sanitizer's findings for `run`, root cause first: by causality rank (deadlock >
+    race > out of bounds > uninitialised read > leak), then in trace order (Run.findings is not
+    modified).
 
     complete=False skips the end-of-kernel checks (leaks, unmatched sets and waits); by default
     they run when the kernel finished (run.error is None).
@@ -115,8 +124,7 @@ def sanitize(run: Run, *, complete: bool | None = None) -> list[Finding]:
     if complete:
         for i in match.unmatched_sets:
             _unwaited_set(run, i, out, seen)
-    out.sort(key=lambda f: f.event)
-    return out
+    return by_cause(out)
 
 
 # ---- memcheck: leaks at kernel end ---------------------------------------------------------
@@ -308,7 +316,7 @@ class SanitizerReport:
     def __init__(self, findings: Any) -> None:
         if isinstance(findings, Run):
             findings = findings.findings
-        self.findings: list[Finding] = list(findings)
+        self.findings: list[Finding] = by_cause(findings)
 
     def __len__(self) -> int:
         return len(self.findings)
@@ -357,4 +365,4 @@ class SanitizerReport:
                 "</tr>" + "".join(rows) + "</table>")
 
 
-__all__ = ["KINDS", "SanitizerReport", "sanitize"]
+__all__ = ["CAUSALITY", "KINDS", "SanitizerReport", "causality_rank", "sanitize"]

@@ -132,7 +132,15 @@ def _error(exc: BaseException, files: Any, phase: str) -> dict:
     if len(msg) > 4000:
         msg = msg[:4000] + " ..."
     return {"type": type(exc).__name__, "message": msg, "where": _where(exc.__traceback__, files),
-            "phase": phase, "memory": isinstance(exc, MemoryError)}
+            "phase": phase, "memory": _host_memory(exc)}
+
+
+def _host_memory(exc: BaseException) -> bool:
+    """Did the host process run out of memory? (A CapacityError or TraceLimitError is a
+    MemoryError too, but it is the emulated chip's limit: judge.py grades it RUNTIME_ERROR.)"""
+    from ..errors import AscendlabError
+
+    return isinstance(exc, MemoryError) and not isinstance(exc, AscendlabError)
 
 
 def run_case(entry: Any, arrays: dict[str, np.ndarray], order: tuple[str, ...],

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .. import precision
-from ..analysis.sanitizer import sanitize
+from ..analysis.sanitizer import by_cause, sanitize
 from . import rules as _rules
 from .challenge import Case, ChallengeSpec, derive_seed
 from .parallel import CAN_FORK, Forked
@@ -38,6 +38,10 @@ from .wire import WireError, digest, load_run, poisoned
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 MEMCHECK_ERRORS = frozenset({"OutOfBoundsError", "SanitizerError"})
+# MemoryError subclasses that are the emulated chip's limits, not the host process's: a buffer
+# that does not fit UB/L1/L0 (CapacityError) and the trace cap (TraceLimitError). They are the
+# kernel's runtime errors with the emulator's message; MEMORY_LIMIT is the host process only.
+CHIP_LIMIT_ERRORS = frozenset({"CapacityError", "TraceLimitError"})
 
 
 @dataclass
@@ -95,6 +99,11 @@ def _check_record(rec: Any, job: CaseJob) -> dict:
 def _error_verdict(err: dict) -> _Fail:
     typ, msg, where, phase = err["type"], err["message"], err["where"], err["phase"]
     at = f" at {where}" if where else ""
+    if typ in CHIP_LIMIT_ERRORS:
+        what = ("a buffer does not fit the chip's on-chip memory" if typ == "CapacityError"
+                else "the launch recorded more instructions than the grader allows")
+        return _Fail(Verdict.RUNTIME_ERROR, f"{typ} in the kernel{at}: {msg}",
+                     [f"{what}; this is the emulated chip's limit, not the host's memory"])
     if err.get("memory") is True or typ == "MemoryError":
         return _Fail(Verdict.MEMORY_LIMIT, f"your code ran out of memory{at} ({typ}: {msg}); "
                      "the grader's memory limit applies to the whole process")
@@ -160,6 +169,7 @@ def _precision(spec: ChallengeSpec, job: CaseJob, run: Any, owner: dict[str, str
         report[name] = {"passed": r.passed, "mere": r.mere, "mare": r.mare, "off": r.off,
                         "total": r.total, "threshold": r.threshold,
                         "nonfinite_mismatch": r.nonfinite_mismatch,
+                        "nan": r.nan, "inf": r.inf, "finite": r.finite,
                         "small": r.small, "small_off": r.small_off,
                         "max_abs_small": r.max_abs_small,
                         "worst": None if r.worst is None else
@@ -187,8 +197,9 @@ def _precision(spec: ChallengeSpec, job: CaseJob, run: Any, owner: dict[str, str
                 worst = f"; worst element {list(idx)}: got {got!r}, want {want!r}"
             t = ("exact match" if r.threshold is None else f"T = {r.threshold:.3g}"
                  if r.standard == "threshold" else f"accumulative bound {r.threshold:.3g}")
-            msg = (f"output {name!r}: {r.off:,} of {r.total:,} elements off (MERE {r.mere:.3g}, "
-                   f"MARE {r.mare:.3g}; {t}){worst}")
+            bad = r.nonfinite()
+            msg = (f"output {name!r}: {r.off:,} of {r.total:,} elements off"
+                   + (f", {bad}" if bad else "") + f" ({r.stats()}; {t}){worst}")
             if r.nonfinite_mismatch:
                 msg += f"; {r.nonfinite_mismatch:,} NaN/inf positions differ"
             if r.small_off and r.small_value is not None:
@@ -332,6 +343,7 @@ def _verdict(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, out: Cas
 
 
 def _sanitizer_verdict(found: list) -> None:
+    found = by_cause(found)  # the headline names the root cause (sanitizer.py: "Order")
     if found:
         lines = [f"{f.kind}: {f.message}" + (f" [{', '.join(f.lines)}]" if f.lines else "")
                  for f in found]

@@ -368,6 +368,7 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
     if run_opts.sanitize:
         found = reader("sanitize")(run)
         run.findings.extend(found)
+        run.findings[:] = reader("by_cause")(run.findings)  # root cause first
         if found and run_opts.strict:
             raise SanitizerError(found[0].message)
         for f in found:  # non-strict (ascendlab pyasc --sanitize): shown like memcheck's
@@ -401,6 +402,7 @@ def _sanitize_partial(run: Run) -> None:
     uninitialised reads up to the failure; no end-of-kernel checks). Never masks the error."""
     try:
         run.findings.extend(reader("sanitize")(run, complete=False))
+        run.findings[:] = reader("by_cause")(run.findings)  # root cause first
     except Exception as e:  # noqa: BLE001 - the kernel's own exception is the one to see
         warnings.warn(f"sanitizer failed on the partial trace: {type(e).__name__}: {e}",
                       stacklevel=3)
