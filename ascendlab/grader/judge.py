@@ -34,7 +34,7 @@ from .parallel import CAN_FORK, Forked
 from .perf import bound_cycles
 from .replay import ReplayError, replay
 from .report import CaseReport, Verdict
-from .wire import WireError, digest, load_run, poisoned
+from .wire import RECORDABLE_OPS, WireError, digest, load_run, poisoned
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 MEMCHECK_ERRORS = frozenset({"OutOfBoundsError", "SanitizerError"})
@@ -125,6 +125,31 @@ def _error_verdict(err: dict) -> _Fail:
         return _Fail(Verdict.RULE_VIOLATION, f"the launch could not be recorded: {msg}")
     where_run = "in the kernel" if phase == "kernel" else "before the kernel launched"
     return _Fail(Verdict.RUNTIME_ERROR, f"{typ} {where_run}{at}: {msg}")
+
+
+def _unreplayable(obj: Any, spec: ChallengeSpec) -> str:
+    """The rule message for the first recorded op the grader cannot replay (an instruction a
+    kernel may call locally, e.g. an asc.adv helper, but that no challenge allows), at its
+    line, with the challenge's allowed list; "" when the record has no such op (or is not
+    shaped like one: then the wire's own message stands)."""
+    if type(obj) is not dict or type(obj.get("events")) is not list:
+        return ""
+    strings = obj.get("strings") if type(obj.get("strings")) is list else []
+    for ev in obj["events"]:
+        if type(ev) is not list or len(ev) != 12 or type(ev[2]) is not str:
+            continue
+        op = ev[2]
+        if op in RECORDABLE_OPS:
+            continue
+        f, line = ev[8], ev[9]
+        where = ""
+        if type(f) is int and 0 <= f < len(strings) and type(strings[f]) is str:
+            where = f" ({strings[f].rsplit('/', 1)[-1]}:{line if type(line) is int else '?'})"
+        allowed = spec.rules.allowed_ops
+        listed = sorted(allowed if allowed is not None else RECORDABLE_OPS)
+        return (f"{op[:80]}{where} is not among the instructions this challenge allows (the "
+                f"grader cannot replay it): {', '.join(listed)}")
+    return ""
 
 
 def _fresh_contents(meta: Any, mapping: dict[str, str | None], job: CaseJob,
@@ -253,6 +278,9 @@ def _judge_checked(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, ou
     try:
         meta, events = load_run(rec.get("run"), max_events=spec.limits.max_events)
     except WireError as e:
+        rule = _unreplayable(rec.get("run"), spec)
+        if rule:
+            raise _Fail(Verdict.RULE_VIOLATION, rule) from None
         raise _Fail(Verdict.RULE_VIOLATION, f"the recorded launch is malformed: {e}") from None
     out.events = len(events)
     mapping = {p: a for p, a in rec["mapping"]}

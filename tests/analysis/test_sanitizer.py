@@ -99,7 +99,7 @@ DEADLOCK_BATTERY = [
 RUNTIME_BATTERY = [
     ("runtime", 20, OutOfBoundsError, "copy_gm", "overrun the argument"),  # memcheck: GM OOB
     ("runtime", 21, OutOfBoundsError, "ub_overrun", "buffer holds 256"),  # memcheck: UB OOB
-    ("runtime", 22, CapacityError, "init_buffer", "Ascend910B1 has 196608 B"),  # capacity
+    ("runtime", 22, CapacityError, "init_buffer", "Ascend910B2 has 196608 B"),  # capacity
     ("runtime", 23, OutOfBoundsError, "copy_gm", "not a multiple of 32 B"),  # unaligned DMA
     ("cube", 28, AlignmentError, "l0", "512 B aligned"),  # unaligned L0 address
     ("runtime", 24, QueueError, "double_free", "double free"),

@@ -22,7 +22,7 @@ import numpy as np
 
 from ...errors import KernelRecursionError, KernelSyntaxError, LaunchError, SanitizerError
 from .. import core as _core
-from ..chips import DEFAULT_CHIP, get_chip
+from ..chips import get_chip
 from ..core import CoreState, LaunchState
 from ..structs import Struct
 from ..sync.deadlock import check as check_deadlock
@@ -54,13 +54,17 @@ MATMUL_NAMES = frozenset({"Matmul", "register_matmul"})
 HANDWRITTEN_MIX_NAMES = frozenset({"ascend_is_aic", "ascend_is_aiv", "cross_core_set_flag",
                                    "cross_core_wait_flag"})
 MAX_BLOCKS = 65535  # ADK SIMD-BuiltIn关键字: numBlocks in [1, 65535]
+# The chip a launch runs on unless told otherwise: the course's and the challenges' chip (the
+# grader judges on it), so local cycle counts match graded ones. pyasc's explicit
+# set_platform(Backend.Model) without a SoC still selects chips.DEFAULT_CHIP (910B1, as pyasc).
+COURSE_CHIP = "Ascend910B2"
 
 
 @dataclass(frozen=True, kw_only=True)
 class RunOptions:
     """How ascendlab runs a launch; every field has a default and is validated on creation."""
 
-    chip: str = DEFAULT_CHIP  # an emulated chip name (see chips.CHIPS)
+    chip: str = COURSE_CHIP  # an emulated chip name (see chips.CHIPS)
     strict: bool = True  # memcheck findings raise (True) or are recorded and warned (False)
     auto_sync: bool = True  # insert CANN's implicit PIPE_V barriers between dependent vector ops
     # run the sanitizer (analysis/sanitizer.py) on the trace after the launch; its findings join
