@@ -107,11 +107,22 @@ class Reports:
                f"may overlap [core {e2.core}, {l1} and {l2}]. Fix: {fix}")
         self.out.append(Finding("racecheck", msg, e2.core, (at(e1), at(e2)), second))
 
-    def _uninit(self, i: int, e: Event, a: Any, lo: int, hi: int) -> None:
+    def _uninit(self, i: int, e: Event, a: Any, lo: int, hi: int, writer: int = -1) -> None:
         key = ("init", e.file, e.line)
         if key in self.seen:
             return
         self.seen.add(key)
+        if writer >= 0:  # the block read was written in part: the writer is the origin
+            w = self.trace[writer]
+            lw, lr = f"{short(w.file)}:{w.line}", f"{short(e.file)}:{e.line}"
+            msg = (f"initcheck: {e.op} at {lr} reads {a.space} bytes [{lo}, {hi}) "
+                   f"({hi - lo} B) of {a.name} that the {w.op} at {lw} left unwritten: it "
+                   f"wrote only part of the block this instruction reads [core {e.core}, {lw}]. "
+                   f"Fresh local memory is poisoned (NaN for floats, all-ones for integers). "
+                   f"Fix: check the length, stride or layout of the {w.op} at {lw} (does it "
+                   f"cover every byte the {e.op} reads?), or read only what it wrote")
+            self.out.append(Finding("initcheck", msg, e.core, (at(w), at(e)), i))
+            return
         msg = (f"initcheck: {e.op} reads {a.space} bytes [{lo}, {hi}) ({hi - lo} B) of {a.name} "
                f"that nothing on this core wrote before [core {e.core}, "
                f"{short(e.file)}:{e.line}]: fresh local memory is poisoned (NaN for floats, "

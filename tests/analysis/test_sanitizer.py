@@ -77,9 +77,9 @@ SANITIZER_BATTERY = [
     ("scalar", 19, "racecheck", ("s_store", "s_copy")),  # set_value, data_copy: no S_MTE3
     ("cube", 17, "racecheck", ("mmad", "fixpipe")),  # fixpipe without M_FIX
     ("neighbours", 11, "racecheck", ("publish", "read_neighbour")),  # inter-core, no sync_all
-    ("framework", 6, "initcheck", ("add_reads",)),  # x copied half way
+    ("framework", 6, "initcheck", ("x_copy", "add_reads")),  # x copied half way: the copy
     ("framework", 7, "initcheck", ("add_reads",)),  # y never copied
-    ("masked", 16, "initcheck", ("masked_adds",)),  # masked read of a block never filled
+    ("masked", 16, "initcheck", ("masked_copy", "masked_adds")),  # a block the copy skipped
     ("framework", 8, "memcheck", ("x_alloc", "x_deque")),  # leak: never freed
     ("framework", 9, "memcheck", ("z_alloc", "z_enque")),  # queue not empty at kernel end
     ("slices", 10, "memcheck", ("slice_out", "slice_out")),  # two cores write the same GM
