@@ -373,10 +373,12 @@ def _verdict(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, out: Cas
 def _sanitizer_verdict(found: list) -> None:
     found = by_cause(found)  # the headline names the root cause (sanitizer.py: "Order")
     if found:
-        lines = [f"{f.kind}: {f.message}" + (f" [{', '.join(f.lines)}]" if f.lines else "")
-                 for f in found]
+        def said(f: Any) -> str:  # the sanitizer's messages start with their kind already
+            return f.message if f.message.startswith(f"{f.kind}: ") else f"{f.kind}: {f.message}"
+
+        lines = [said(f) + (f" [{', '.join(f.lines)}]" if f.lines else "") for f in found]
         raise _Fail(Verdict.SANITIZER_ERROR, f"the sanitizer found {len(found)} problem(s); "
-                    f"first: {found[0].kind}: {found[0].message}", lines[:20])
+                    f"first: {said(found[0])}", lines[:20])
 
 
 def _shadow(spec: ChallengeSpec, job: CaseJob, meta: Any, events: list, mapping: dict,
