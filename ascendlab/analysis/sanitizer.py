@@ -23,8 +23,11 @@ racecheck a read and a write, or two writes, of the same local bytes of one core
           happens-before path between them; and a GM read on one core of bytes another core
           writes in the same phase (inter-core).
 synccheck a set_flag no wait_flag consumes (it leaks into the next kernel), a wait_flag no
-          set_flag satisfies or that waits for a set stuck behind itself (the kernel hangs),
-          and two set_flag of one flag with no wait_flag between them (undefined on the chip).
+          set_flag satisfies or that waits for a set stuck behind itself (the kernel hangs;
+          a launch raises DeadlockError for these itself, runtime/sync/deadlock.py, so the
+          sanitizer reports them on traces that were not launched: a replay, a compile-only
+          launch), and two set_flag of one flag with no wait_flag between them (undefined on
+          the chip).
 
 Happens-before (racecheck), per core, one vector clock per pipe (S V MTE1 MTE2 MTE3 M FIX):
   * Each pipe runs its instructions in issue (program) order, but an instruction may start

@@ -3,7 +3,8 @@
 
 Execution on the host is sequential, so these instructions change no data: they are recorded
 as Sync edges that the cost model and the race detector read. What the hardware cannot execute
-at all (an event id out of range, a PIPE_S barrier) raises here.
+at all (an event id out of range, a PIPE_S barrier) raises here; a wait_flag the chip would
+never pass raises DeadlockError when the launch's cores finish (deadlock.py).
 """
 
 from __future__ import annotations
