@@ -67,6 +67,38 @@ def compared() -> str:
     return viz.compare(np.ones(64), np.full(64, np.inf, np.float32)).summary()
 
 
+def cross_core_deadlock() -> str:
+    from ..runtime.test_cross_core import _inputs, mix_relu_matmul
+
+    a, b, ws, out = _inputs(1)
+    try:
+        mix_relu_matmul[1](a, b, ws, out, 1.0, True, 3)  # waits on flag 3; the AIC sets 0
+    except DeadlockError as e:
+        return f"DeadlockError: {e}"
+    return ""
+
+
+def mix_race() -> str:
+    from ..runtime.test_cross_core import _inputs, mix_no_wait
+
+    a, b, ws, out = _inputs(1)
+    return sanitize(mix_no_wait[1](a, b, ws, out, 1.0))[0].message
+
+
+def sanitizer_kernel(kernel: str, cores: int, bug: int) -> str:
+    from ..analysis import sanitizer_kernels as S
+
+    n = S.N
+    args = {"framework_add": (np.arange(n, dtype=np.float32),) * 2,
+            "per_core_slices": (np.arange(2 * n, dtype=np.float32),)}[kernel]
+    z = np.zeros(args[0].size, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run = ascendlab.launch(getattr(S, kernel), cores, *args, z, bug, sanitize=True,
+                               strict=False)
+    return run.findings[0].message
+
+
 F = re.escape(K.FILE)
 DEAD_ID = (rf"^DeadlockError: deadlock: wait_flag\(MTE2_V, 1\) on pipe V at {F}:{{wait_in}} "
            r"waits for event MTE2_V id 1 \(set on pipe MTE2, waited on pipe V\).*nearest "
@@ -85,6 +117,25 @@ BATTERY = [
     ("deadlock, graded", lambda: graded("missing_set"),
      rf"^RUNTIME_ERROR: DeadlockError in the kernel at .*: deadlock: wait_flag\(MTE2_V, 1\) "
      rf"on pipe V at {F}:{{wait_in}}"),
+    ("cross-core deadlock", cross_core_deadlock,
+     r"^DeadlockError: deadlock: core 0 \(AIV\) waits at cross_core_wait_flag\(flag_id=3, "
+     r"mode_id=2\) \[core 0, test_cross_core\.py:\d+\] on pipe MTE2 .*nearest candidate: "
+     r"core 2's cross_core_set_flag\(flag_id=0, mode_id=2\) is set and not consumed"),
+    # fixes chosen by the kind of race, reported at the origin
+    ("cube/vector race in MIX: a cross-core flag, not sync_all", mix_race,
+     r"^racecheck: core 0 reads ws .*Fix: core 2 \(AIC\) and core 0 \(AIV\) are the cube and "
+     r"a vector core of a MIX kernel.*asc\.cross_core_set_flag\(flag_id, 2, "
+     r"asc\.PipeID\.PIPE_FIX\) on core 2 after the write and asc\.cross_core_wait_flag\("
+     r"flag_id, 2, asc\.PipeID\.PIPE_MTE2\) on core 0 before the read$"),
+    ("two cores, one instruction: an address bug", lambda: sanitizer_kernel(
+        "per_core_slices", 2, 10),
+     r"^memcheck: cores 0 and 1 both write z .*Fix: the same data_copy at "
+     r"sanitizer_kernels\.py:\d+ writes these bytes on both cores, so its destination "
+     r"offset, stride or length is wrong"),
+    ("uninitialised read reported at the writer", lambda: sanitizer_kernel(
+        "framework_add", 1, 6),
+     r"^initcheck: add at sanitizer_kernels\.py:\d+ reads UB bytes .* that the data_copy at "
+     r"sanitizer_kernels\.py:(\d+) left unwritten: .*\[core 0, sanitizer_kernels\.py:\1\]"),
     # root cause first: the race leads, the leak (earlier in the trace) comes after
     ("race before leak", lambda: sanitized("leak_race"),
      rf"^  1\. \[racecheck\] core 0: racecheck: read-after-write race .* data_copy on pipe MTE3 "
