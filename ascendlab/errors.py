@@ -122,9 +122,10 @@ class SyncError(AscendlabError, RuntimeError):
 
 
 class DeadlockError(RuntimeValueError, SyncError):
-    """Cores wait for each other and none can go on (a cross_core_wait_flag whose set no core
-    will issue): the chip would hang. Whether it happens depends on what the cores do at run
-    time, so a compile-only launch skips the waiting statement."""
+    """A wait the chip would never pass: a wait_flag whose set_flag never fires (checked in
+    every launch when the cores finish, runtime/sync/deadlock.py), or cores waiting for each
+    other at cross_core_wait_flag with none able to go on. The chip would hang. Whether it
+    happens depends on what the cores do at run time, so a compile-only launch skips it."""
 
 
 class SanitizerError(AscendlabError, RuntimeError):

@@ -40,8 +40,11 @@ reading; msprobe also weighs the error balance, which is not modelled: ASSUMPTIO
 
 Integer and bool outputs must match exactly. NaN and inf positions must match (NaN where the
 golden is NaN, the same signed inf where it is inf); those elements are excluded from the error
-statistics. The golden is computed in higher precision (float64) by the reference; errors are
-measured in float64.
+statistics: MERE and MARE are taken over the finite pairs only, and the report says how many
+pairs that is and how many NaN and inf the output holds where the golden has none (an all-NaN
+output reads "8,192 NaN in the output where the golden has none; MERE and MARE: no finite pair
+to measure", never "MERE 0"). The golden is computed in higher precision (float64) by the
+reference; errors are measured in float64.
 
 Limitations: numpy has no bfloat16; pass `dtype="bfloat16"` to judge bfloat16 outputs held in
 another float type.
@@ -99,6 +102,26 @@ class PrecisionResult:
     max_abs_small: float = 0.0  # the largest absolute error in the small-value domain
     small_value: tuple[float, float] | None = None  # (S, A) for this dtype
     standard: str = "threshold"  # or "accumulative" (threshold is then the bound B)
+    # NaN/inf in the actual output: NaN where the golden is not NaN, inf where the golden is
+    # not that same inf (both counted in nonfinite_mismatch), and the finite pairs (actual and
+    # golden both finite) that MERE and MARE are taken over (-1: not counted, old records)
+    nan: int = 0
+    inf: int = 0
+    finite: int = -1
+
+    def stats(self) -> str:
+        """'MERE 0.25, MARE 1 over 6,144 finite pairs' (say so when no pair is finite)."""
+        if self.finite == 0:
+            return "MERE and MARE: no finite pair to measure"
+        over = f" over {self.finite:,} finite pairs" if self.finite > 0 else ""
+        return f"MERE {self.mere:.3g}, MARE {self.mare:.3g}{over}"
+
+    def nonfinite(self) -> str:
+        """'8,192 NaN and 2 inf in the output where the golden has none' ('' if neither)."""
+        parts = [f"{n:,} {w}" for n, w in ((self.nan, "NaN"), (self.inf, "inf")) if n]
+        if not parts:
+            return ""
+        return f"{' and '.join(parts)} in the output where the golden has none"
 
     def __str__(self) -> str:
         verdict = "PASS" if self.passed else "FAIL"
@@ -106,8 +129,9 @@ class PrecisionResult:
                 if self.threshold is not None else "exact match")
         if self.standard == "accumulative":
             rule = f"accumulative: every error <= {self.threshold:.3g}"
-        lines = [f"{verdict} ({self.dtype}, {rule}): MERE {self.mere:.3g}, MARE {self.mare:.3g}, "
-                 f"{self.off:,} of {self.total:,} elements off"]
+        bad = self.nonfinite()
+        lines = [f"{verdict} ({self.dtype}, {rule}): " + (f"{bad}; " if bad else "")
+                 + f"{self.stats()}, {self.off:,} of {self.total:,} elements off"]
         if self.small and self.small_value is not None:
             lim, tol = self.small_value
             lines.append(f"{self.small:,} elements with |golden| < {lim:.3g} judged by absolute "
@@ -183,8 +207,10 @@ def check(actual: Any, golden: Any, dtype: Any = None,
     mismatch = nonfinite & ~same_nonfinite
     finite = ~nonfinite
     rel = relative_error(a, g)
+    counts = {"nan": int((a_nan & ~g_nan).sum()), "inf": int((a_inf & ~same_nonfinite).sum()),
+              "finite": int(finite.sum())}
     if standard == "accumulative":
-        return _check_accumulative(a_in, a, g, rel, finite, mismatch, name)
+        return _check_accumulative(a_in, a, g, rel, finite, mismatch, name, counts)
     lim, tol = SMALL_VALUE.get(name, SMALL_VALUE["float32"])
     with np.errstate(invalid="ignore"):
         small = finite & (np.abs(g) < lim)
@@ -214,7 +240,7 @@ def check(actual: Any, golden: Any, dtype: Any = None,
         worst = (idx, a_in.ravel()[flat].item(), g_in.ravel()[flat].item())
     reasons = []
     if n_mismatch:
-        reasons.append(f"{n_mismatch:,} NaN/inf positions differ from the golden")
+        reasons.append(_mismatch_reason(n_mismatch, counts))
     if mere >= t:
         reasons.append(f"MERE {mere:.3g} >= T {t:.3g}")
     if mare >= MARE_FACTOR * t:
@@ -223,11 +249,20 @@ def check(actual: Any, golden: Any, dtype: Any = None,
         reasons.append(f"{small_off:,} elements with |golden| < {lim:.3g} are off by more than "
                        f"{tol:.3g} (largest {max_small:.3g})")
     return PrecisionResult(not reasons, name, t, mere, mare, off, total, n_mismatch, worst,
-                           "; ".join(reasons), n_small, small_off, max_small, (lim, tol))
+                           "; ".join(reasons), n_small, small_off, max_small, (lim, tol),
+                           **counts)
+
+
+def _mismatch_reason(n: int, counts: dict) -> str:
+    """'8,192 NaN/inf positions differ from the golden (8,192 NaN in the output)'."""
+    parts = [f"{counts[k]:,} {w}" for k, w in (("nan", "NaN"), ("inf", "inf")) if counts[k]]
+    more = f" ({' and '.join(parts)} in the output)" if parts else ""
+    return f"{n:,} NaN/inf positions differ from the golden{more}"
 
 
 def _check_accumulative(a_in: np.ndarray, a: np.ndarray, g: np.ndarray, rel: np.ndarray,
-                        finite: np.ndarray, mismatch: np.ndarray, name: str) -> PrecisionResult:
+                        finite: np.ndarray, mismatch: np.ndarray, name: str,
+                        counts: dict) -> PrecisionResult:
     """msprobe's accumulative-error rule: |golden| < 1 by absolute error, else relative, each
     within ACCUMULATIVE_BOUND of the dtype."""
     bound = ACCUMULATIVE_BOUND.get(name, ACCUMULATIVE_BOUND["float32"])
@@ -252,14 +287,14 @@ def _check_accumulative(a_in: np.ndarray, a: np.ndarray, g: np.ndarray, rel: np.
         worst = (idx, a_in.ravel()[flat].item(), float(g.ravel()[flat]))
     reasons = []
     if n_mismatch:
-        reasons.append(f"{n_mismatch:,} NaN/inf positions differ from the golden")
+        reasons.append(_mismatch_reason(n_mismatch, counts))
     if off_mask.any():
         reasons.append(f"{int(off_mask.sum()):,} elements off by more than {bound:.3g} "
                        "(absolute where |golden| < 1, else relative)")
     return PrecisionResult(not reasons, name, bound, mere, mare, off, int(a.size), n_mismatch,
                            worst, "; ".join(reasons), int(small.sum()),
                            int((off_mask & small).sum()), max_small, (1.0, bound),
-                           "accumulative")
+                           "accumulative", **counts)
 
 
 def _check_exact(a: np.ndarray, g: np.ndarray, name: str) -> PrecisionResult:

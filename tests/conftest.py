@@ -9,7 +9,7 @@ from ascendlab.runtime.launch.jit import SESSION, RunOptions
 
 @pytest.fixture(autouse=True)
 def _fresh_session():
-    """Each test starts from the default RunOptions (strict, Ascend910B1, auto_sync)."""
+    """Each test starts from the default RunOptions (strict, Ascend910B2, auto_sync)."""
     saved = SESSION.options
     SESSION.options = RunOptions()
     yield

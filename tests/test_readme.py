@@ -19,7 +19,7 @@ def test_readme_kernel_example_runs(tmp_path):
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0, r.stderr
-    assert "vadd on Ascend910B1, 8 aiv cores" in r.stdout
+    assert "vadd on Ascend910B2, 8 aiv cores" in r.stdout
 
 
 def test_ci_runs_the_readme_test_command():

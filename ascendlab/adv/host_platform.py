@@ -137,5 +137,6 @@ class PlatformAscendCManager:
 
 
 def get_ascendc_platform() -> PlatformAscendC:
-    """The platform of the SoC chosen by config.set_platform (Ascend910B1 by default)."""
+    """The platform of the SoC chosen by config.set_platform (by default the launch default,
+    Ascend910B2)."""
     return PlatformAscendCManager.get_instance()

@@ -14,9 +14,11 @@ from ..runtime.trace import register_reader
 from .cost import MODEL_VERSION, CostResult, simulate
 from .deps import match_syncs
 from .sanitizer import SanitizerReport, sanitize
+from .sanitizer_findings import by_cause
 
 register_reader("cost", simulate)
 register_reader("sanitize", sanitize)
+register_reader("by_cause", by_cause)
 
 __all__ = ["MODEL_VERSION", "CostResult", "SanitizerReport", "match_syncs", "sanitize",
            "simulate"]

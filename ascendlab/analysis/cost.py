@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import DeadlockError
 from ..runtime.chips import ChipSpec
 from ..runtime.trace import Event
 from .cost_memory import l2_hits
@@ -132,7 +133,8 @@ class CostResult:
     bound: str  # "memory" | "vector" | "cube"
     active_cores: int
     serial_cycles: int  # every instruction of every core one after another: an upper bound
-    deadlocked: list[int] = field(default_factory=list)  # waits never satisfied (trace indices)
+    # waits never satisfied (trace indices): always empty, as such a trace raises DeadlockError
+    deadlocked: list[int] = field(default_factory=list)
     # per trace event: when the scalar unit dispatched it to its pipe's queue (S-pipe work:
     # when it ran), and the fixed part of its occupancy (setup; the rest is work / throughput)
     issue: list[float] = field(default_factory=list)
@@ -229,6 +231,13 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
     issue: dict[int, float] = {}
     sims = schedule(_by_core(trace), (kind, pipe, cost, occ, lat, port, fid, start, end),
                      issue, priced.cross)
+    stuck = sorted(i for sim in sims.values() for i in sim.stuck)
+    if stuck:  # a hang has no cycle count (the launch itself raises; see sync/deadlock.py)
+        e = trace[stuck[0]]
+        raise DeadlockError(
+            f"the cost model prices no trace with a wait that is never satisfied: {e.op} on "
+            f"pipe {e.pipe} [core {e.core}, {e.file.rsplit('/', 1)[-1]}:{e.line}] (and "
+            f"{len(stuck) - 1} more); on the chip the kernel hangs")
     core_end = {c: sim.span() for c, sim in sims.items()}
     cycles = waves(run, core_end, groups, mix)
     serial = sum(cost) + sum(occ) + sum(lat)  # S work counted twice: still an upper bound
@@ -256,7 +265,7 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
         memory_cycles=memory, vector_cycles=vector, cube_cycles=cube,
         bound_cycles=int(bound), bound=bound_name, active_cores=active,
         serial_cycles=int(round(serial)),
-        deadlocked=sorted(i for sim in sims.values() for i in sim.stuck),
+        deadlocked=stuck,
         issue=_issue_times(issue, start), fixed=fixed,
         back_to_back_us=cycles / chip.clock_mhz + b2b_us, warm_l2=warm_l2)
 

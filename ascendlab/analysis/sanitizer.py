@@ -23,8 +23,11 @@ racecheck a read and a write, or two writes, of the same local bytes of one core
           happens-before path between them; and a GM read on one core of bytes another core
           writes in the same phase (inter-core).
 synccheck a set_flag no wait_flag consumes (it leaks into the next kernel), a wait_flag no
-          set_flag satisfies or that waits for a set stuck behind itself (the kernel hangs),
-          and two set_flag of one flag with no wait_flag between them (undefined on the chip).
+          set_flag satisfies or that waits for a set stuck behind itself (the kernel hangs;
+          a launch raises DeadlockError for these itself, runtime/sync/deadlock.py, so the
+          sanitizer reports them on traces that were not launched: a replay, a compile-only
+          launch), and two set_flag of one flag with no wait_flag between them (undefined on
+          the chip).
 
 Happens-before (racecheck), per core, one vector clock per pipe (S V MTE1 MTE2 MTE3 M FIX):
   * Each pipe runs its instructions in issue (program) order, but an instruction may start
@@ -59,6 +62,12 @@ of the block was written: ND->NZ leaves the padding rows of a fractal unwritten,
 reads them and their results are discarded. So initcheck has no false positives from masks or
 padding, and may miss a never-written byte in the middle of a masked repeat or a fractal.
 
+Order: root cause first. One bug often leaves several findings (a deadlocked pipe never frees
+the tensors it would have freed, so leaks follow the deadlock), so findings are sorted by a
+causality rank, deadlock/hang > race > out of bounds > uninitialised read > leak
+(sanitizer_findings.CAUSALITY), then by trace order. SanitizerReport, Run.findings and the
+grader's headline follow it.
+
 Findings are reported once per source line (or pair of lines): a bug inside a loop is one
 finding, at its first occurrence, even across cores.
 
@@ -82,6 +91,7 @@ import numpy as np
 
 from ..runtime.trace import Finding, Run
 from .deps import match_syncs
+from .sanitizer_findings import CAUSALITY, by_cause, causality_rank
 from .sanitizer_hb import CorePass, at, flag_name, short
 from .sanitizer_uaf import use_after_free
 
@@ -89,7 +99,9 @@ KINDS = ("memcheck", "initcheck", "racecheck", "synccheck")
 
 
 def sanitize(run: Run, *, complete: bool | None = None) -> list[Finding]:
-    """The sanitizer's findings for `run`, in trace order (Run.findings is not modified).
+    """The sanitizer's findings for `run`, root cause first: by causality rank (deadlock >
+    race > out of bounds > uninitialised read > leak), then in trace order (Run.findings is not
+    modified).
 
     complete=False skips the end-of-kernel checks (leaks, unmatched sets and waits); by default
     they run when the kernel finished (run.error is None).
@@ -115,8 +127,7 @@ def sanitize(run: Run, *, complete: bool | None = None) -> list[Finding]:
     if complete:
         for i in match.unmatched_sets:
             _unwaited_set(run, i, out, seen)
-    out.sort(key=lambda f: f.event)
-    return out
+    return by_cause(out)
 
 
 # ---- memcheck: leaks at kernel end ---------------------------------------------------------
@@ -286,19 +297,53 @@ def _overlap(run: Run, out: list[Finding], seen: set, lo: int, hi: int, first: i
         msg = (f"memcheck: cores {e1.core} and {e2.core} both write {name} {rng} between the "
                f"same sync_all calls ({e1.op} at {l1} on core {e1.core}, {e2.op} at {l2} on "
                f"core {e2.core}): the cores run in parallel, so which value lands is undefined "
-               f"[core {e2.core}, {l2}]. Fix: give each core its own slice (offset by "
-               f"asc.get_block_idx() * block_length), or separate the writes with "
-               f"asc.sync_all()")
+               f"[core {e2.core}, {l2}]. Fix: {_overlap_fix(run, e1, e2)}")
     else:
         (r, w, ri) = (e2, e1, second) if first_writes else (e1, e2, first)
         lr, lw = f"{short(r.file)}:{r.line}", f"{short(w.file)}:{w.line}"
         msg = (f"racecheck: core {r.core} reads {name} {rng} ({r.op} at {lr}) that core "
                f"{w.core} writes ({w.op} at {lw}) between the same sync_all calls: the cores "
                f"run in parallel, so the value read depends on timing [core {r.core}, {lw} and "
-               f"{lr}]. Fix: call asc.sync_all() between the write and the read")
+               f"{lr}]. Fix: {_order_fix(run, w, r)}")
         out.append(Finding("racecheck", msg, r.core, (at(w), at(r)), ri))
         return
     out.append(Finding("memcheck", msg, e2.core, (at(e1), at(e2)), second))
+
+
+def _kind(run: Run, core: int) -> str:
+    """'aic' or 'aiv' in a MIX launch ('' otherwise)."""
+    return run.core_kinds.get(core, "") if run.core_kind == "mix" else ""
+
+
+def _order_fix(run: Run, w: Any, r: Any) -> str:
+    """How to order core w's GM write before core r's read: sync_all between cores of one
+    kind; cross-core flags when a cube core of a MIX kernel is involved (sync_all holds only
+    the vector cores there, and is an error on the cube core)."""
+    kw, kr = _kind(run, w.core), _kind(run, r.core)
+    if "aic" in (kw, kr):
+        return (f"core {w.core} ({kw.upper()}) and core {r.core} ({kr.upper()}) are the cube "
+                f"and a vector core of a MIX kernel, where asc.sync_all() holds only the vector "
+                f"cores (on the cube core it is an error): order them with a cross-core flag, "
+                f"asc.cross_core_set_flag(flag_id, 2, asc.PipeID.PIPE_{w.pipe}) on core "
+                f"{w.core} after the write and asc.cross_core_wait_flag(flag_id, 2, "
+                f"asc.PipeID.PIPE_{r.pipe}) on core {r.core} before the read")
+    return "call asc.sync_all() between the write and the read"
+
+
+def _overlap_fix(run: Run, e1: Any, e2: Any) -> str:
+    """Two cores write the same GM bytes: the same instruction on both cores is an address
+    (offset, stride, length) bug; two different instructions may need an order."""
+    if (e1.file, e1.line, e1.op) == (e2.file, e2.line, e2.op):
+        return (f"the same {e1.op} at {short(e1.file)}:{e1.line} writes these bytes on both "
+                f"cores, so its destination offset, stride or length is wrong: give each core "
+                f"its own slice (offset by asc.get_block_idx() * block_length) and check the "
+                f"{e1.op}'s strides cover only that slice")
+    if "aic" in (_kind(run, e1.core), _kind(run, e2.core)):
+        return ("give each core its own bytes, or order the two writes with a cross-core flag "
+                "(asc.cross_core_set_flag / cross_core_wait_flag, mode 2): in a MIX kernel "
+                "asc.sync_all() holds only the vector cores and is an error on the cube core")
+    return ("give each core its own slice (offset by asc.get_block_idx() * block_length), or "
+            "separate the writes with asc.sync_all()")
 
 
 # ---- rendering --------------------------------------------------------------------------------
@@ -308,7 +353,7 @@ class SanitizerReport:
     def __init__(self, findings: Any) -> None:
         if isinstance(findings, Run):
             findings = findings.findings
-        self.findings: list[Finding] = list(findings)
+        self.findings: list[Finding] = by_cause(findings)
 
     def __len__(self) -> int:
         return len(self.findings)
@@ -357,4 +402,4 @@ class SanitizerReport:
                 "</tr>" + "".join(rows) + "</table>")
 
 
-__all__ = ["KINDS", "SanitizerReport", "sanitize"]
+__all__ = ["CAUSALITY", "KINDS", "SanitizerReport", "causality_rank", "sanitize"]

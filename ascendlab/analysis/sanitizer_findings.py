@@ -16,6 +16,40 @@ HARD_EVENTS = frozenset(
     "MTE2_S S_MTE3 MTE3_S MTE2_FIX FIX_MTE2 FIX_S M_S FIX_MTE3 MTE1_FIX FIX_MTE1 FIX_FIX".split())
 
 
+# The causality rank of a finding (lower first): one cause often leaves several findings
+# behind (a deadlocked pipe never frees the tensors it would have freed; a race leaves bytes
+# a later read finds unwritten), so a report leads with the kind most likely to be the cause:
+# deadlock or hang > race > out of bounds > uninitialised read > leak. Within a rank, trace
+# order. Sanitizer reports, Run.findings and the grader's headline use this order.
+RANK_DEADLOCK, RANK_RACE, RANK_BOUNDS, RANK_UNINIT, RANK_LEAK = range(5)
+CAUSALITY = ("deadlock", "race", "out of bounds", "uninitialised read", "leak")
+
+
+def causality_rank(f: Finding) -> int:
+    """Where finding `f` sits in the causality order (CAUSALITY; lower is nearer the cause)."""
+    kind, msg = f.kind, f.message
+    if kind == "synccheck":
+        if "deadlock" in msg or "hang" in msg or "waits forever" in msg:
+            return RANK_DEADLOCK
+        if "never consumed" in msg:
+            return RANK_LEAK  # a flag left set: it leaks into the next kernel
+        return RANK_RACE  # two sets in a row: which wait gets which set is a race
+    if kind == "racecheck":
+        return RANK_RACE
+    if kind == "initcheck":
+        return RANK_UNINIT
+    if "both write" in msg:  # two cores writing the same GM bytes
+        return RANK_RACE
+    if "leak at kernel end" in msg or "not empty at kernel end" in msg:
+        return RANK_LEAK
+    return RANK_BOUNDS  # out of bounds, use after free, and the runtime's memcheck findings
+
+
+def by_cause(findings: Any) -> list[Finding]:
+    """`findings` ordered by causality rank, then trace order (module comment above)."""
+    return sorted(findings, key=lambda f: (causality_rank(f), f.event))
+
+
 def short(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
@@ -73,11 +107,22 @@ class Reports:
                f"may overlap [core {e2.core}, {l1} and {l2}]. Fix: {fix}")
         self.out.append(Finding("racecheck", msg, e2.core, (at(e1), at(e2)), second))
 
-    def _uninit(self, i: int, e: Event, a: Any, lo: int, hi: int) -> None:
+    def _uninit(self, i: int, e: Event, a: Any, lo: int, hi: int, writer: int = -1) -> None:
         key = ("init", e.file, e.line)
         if key in self.seen:
             return
         self.seen.add(key)
+        if writer >= 0:  # the block read was written in part: the writer is the origin
+            w = self.trace[writer]
+            lw, lr = f"{short(w.file)}:{w.line}", f"{short(e.file)}:{e.line}"
+            msg = (f"initcheck: {e.op} at {lr} reads {a.space} bytes [{lo}, {hi}) "
+                   f"({hi - lo} B) of {a.name} that the {w.op} at {lw} left unwritten: it "
+                   f"wrote only part of the block this instruction reads [core {e.core}, {lw}]. "
+                   f"Fresh local memory is poisoned (NaN for floats, all-ones for integers). "
+                   f"Fix: check the length, stride or layout of the {w.op} at {lw} (does it "
+                   f"cover every byte the {e.op} reads?), or read only what it wrote")
+            self.out.append(Finding("initcheck", msg, e.core, (at(w), at(e)), i))
+            return
         msg = (f"initcheck: {e.op} reads {a.space} bytes [{lo}, {hi}) ({hi - lo} B) of {a.name} "
                f"that nothing on this core wrote before [core {e.core}, "
                f"{short(e.file)}:{e.line}]: fresh local memory is poisoned (NaN for floats, "

@@ -279,6 +279,7 @@ class CorePass(Reports):
                 continue
             bad = None  # first never-written range that counts for initcheck
             written = False
+            writer = -1  # an instruction that wrote part of this read block
             for k in range(k0, k1):
                 st = states[k]
                 if st is None or st[0] < 0:
@@ -291,11 +292,12 @@ class CorePass(Reports):
                         continue
                 else:
                     written = True
+                    writer = st[2]
                     if vc[st[0]] < st[1] and st[2] != i:
                         self._race("read-after-write", st[2], i, a, bounds[k], bounds[k + 1])
                 st[3][p] = (n, i)
             if bad is not None and (rule != _ANY or not written):
-                self._uninit(i, e, a, bad[0], bad[1])
+                self._uninit(i, e, a, bad[0], bad[1], writer)
 
     # ---- queue slots and flags, in program order -----------------------------------------
     def _queue_state(self, i: int, e: Event) -> None:

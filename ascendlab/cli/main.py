@@ -47,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
                           "every launch; findings are warnings, or raise with --strict")
     run.add_argument("--chip", default=None,
                      help="emulated chip when the script does not call set_platform "
-                          "(default Ascend910B1; see `ascendlab chips`)")
+                          "(default Ascend910B2, the course's chip; see `ascendlab chips`)")
     run.add_argument("--emulate-npu", action="store_true",
                      help="run kernels launched for config.Backend.NPU on the emulator too "
                           "(torch tensors made on device 'npu' stay on the CPU); prints a "

@@ -21,7 +21,6 @@ from typing import Any
 from ..analysis.cost import MODEL_VERSION
 from .challenge import load_challenge
 from .grade import judge_records, make_jobs
-from .harness import run_case
 from .report import Report, Verdict
 from .wire import poisoned
 
@@ -30,6 +29,11 @@ def check(challenge: Any, launch: Any, *, hidden: bool = False, secret: int | No
           shadow: bool | None = None) -> Report:
     """Grade the function `launch` on `challenge` in this process (see the module docstring).
     hidden=True adds cases drawn like the hidden ones (from a fresh secret, not the grader's)."""
+    # imported here, not at the top: `python -m ascendlab.grader.harness` (the sandboxed child)
+    # imports this package first, and a harness already in sys.modules then makes runpy warn
+    # on the child's stderr, which the report shows as the learner's
+    from .harness import run_case
+
     t0 = time.perf_counter()
     ch = load_challenge(challenge)
     name = getattr(launch, "__name__", "launch")

@@ -132,7 +132,15 @@ def _error(exc: BaseException, files: Any, phase: str) -> dict:
     if len(msg) > 4000:
         msg = msg[:4000] + " ..."
     return {"type": type(exc).__name__, "message": msg, "where": _where(exc.__traceback__, files),
-            "phase": phase, "memory": isinstance(exc, MemoryError)}
+            "phase": phase, "memory": _host_memory(exc)}
+
+
+def _host_memory(exc: BaseException) -> bool:
+    """Did the host process run out of memory? (A CapacityError or TraceLimitError is a
+    MemoryError too, but it is the emulated chip's limit: judge.py grades it RUNTIME_ERROR.)"""
+    from ..errors import AscendlabError
+
+    return isinstance(exc, MemoryError) and not isinstance(exc, AscendlabError)
 
 
 def run_case(entry: Any, arrays: dict[str, np.ndarray], order: tuple[str, ...],
@@ -221,6 +229,10 @@ def setup(job_dir: str) -> dict:
     # numpy's overflow/invalid warnings from inside the emulator's own instruction semantics
     # (exp of a large value in float32 ...) describe the emulator, not the learner's code
     warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ascendlab\.runtime\.")
+    # the grader's own warnings are not the learner's: the report shows this process's stderr
+    # as "stderr of your code" (the runpy warning about a preloaded harness is avoided at the
+    # source: grader/check.py imports the harness lazily)
+    warnings.filterwarnings("ignore", module=r"ascendlab\.grader(\.|$)")
     job["status"] = {"privileges": dropped, "pid": os.getpid(), "limits_not_set": unset}
     return job
 

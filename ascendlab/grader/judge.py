@@ -27,17 +27,21 @@ from typing import Any
 import numpy as np
 
 from .. import precision
-from ..analysis.sanitizer import sanitize
+from ..analysis.sanitizer import by_cause, sanitize
 from . import rules as _rules
 from .challenge import Case, ChallengeSpec, derive_seed
 from .parallel import CAN_FORK, Forked
 from .perf import bound_cycles
 from .replay import ReplayError, replay
 from .report import CaseReport, Verdict
-from .wire import WireError, digest, load_run, poisoned
+from .wire import RECORDABLE_OPS, WireError, digest, load_run, poisoned
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 MEMCHECK_ERRORS = frozenset({"OutOfBoundsError", "SanitizerError"})
+# MemoryError subclasses that are the emulated chip's limits, not the host process's: a buffer
+# that does not fit UB/L1/L0 (CapacityError) and the trace cap (TraceLimitError). They are the
+# kernel's runtime errors with the emulator's message; MEMORY_LIMIT is the host process only.
+CHIP_LIMIT_ERRORS = frozenset({"CapacityError", "TraceLimitError"})
 
 
 @dataclass
@@ -95,6 +99,11 @@ def _check_record(rec: Any, job: CaseJob) -> dict:
 def _error_verdict(err: dict) -> _Fail:
     typ, msg, where, phase = err["type"], err["message"], err["where"], err["phase"]
     at = f" at {where}" if where else ""
+    if typ in CHIP_LIMIT_ERRORS:
+        what = ("a buffer does not fit the chip's on-chip memory" if typ == "CapacityError"
+                else "the launch recorded more instructions than the grader allows")
+        return _Fail(Verdict.RUNTIME_ERROR, f"{typ} in the kernel{at}: {msg}",
+                     [f"{what}; this is the emulated chip's limit, not the host's memory"])
     if err.get("memory") is True or typ == "MemoryError":
         return _Fail(Verdict.MEMORY_LIMIT, f"your code ran out of memory{at} ({typ}: {msg}); "
                      "the grader's memory limit applies to the whole process")
@@ -116,6 +125,31 @@ def _error_verdict(err: dict) -> _Fail:
         return _Fail(Verdict.RULE_VIOLATION, f"the launch could not be recorded: {msg}")
     where_run = "in the kernel" if phase == "kernel" else "before the kernel launched"
     return _Fail(Verdict.RUNTIME_ERROR, f"{typ} {where_run}{at}: {msg}")
+
+
+def _unreplayable(obj: Any, spec: ChallengeSpec) -> str:
+    """The rule message for the first recorded op the grader cannot replay (an instruction a
+    kernel may call locally, e.g. an asc.adv helper, but that no challenge allows), at its
+    line, with the challenge's allowed list; "" when the record has no such op (or is not
+    shaped like one: then the wire's own message stands)."""
+    if type(obj) is not dict or type(obj.get("events")) is not list:
+        return ""
+    strings = obj.get("strings") if type(obj.get("strings")) is list else []
+    for ev in obj["events"]:
+        if type(ev) is not list or len(ev) != 12 or type(ev[2]) is not str:
+            continue
+        op = ev[2]
+        if op in RECORDABLE_OPS:
+            continue
+        f, line = ev[8], ev[9]
+        where = ""
+        if type(f) is int and 0 <= f < len(strings) and type(strings[f]) is str:
+            where = f" ({strings[f].rsplit('/', 1)[-1]}:{line if type(line) is int else '?'})"
+        allowed = spec.rules.allowed_ops
+        listed = sorted(allowed if allowed is not None else RECORDABLE_OPS)
+        return (f"{op[:80]}{where} is not among the instructions this challenge allows (the "
+                f"grader cannot replay it): {', '.join(listed)}")
+    return ""
 
 
 def _fresh_contents(meta: Any, mapping: dict[str, str | None], job: CaseJob,
@@ -160,6 +194,7 @@ def _precision(spec: ChallengeSpec, job: CaseJob, run: Any, owner: dict[str, str
         report[name] = {"passed": r.passed, "mere": r.mere, "mare": r.mare, "off": r.off,
                         "total": r.total, "threshold": r.threshold,
                         "nonfinite_mismatch": r.nonfinite_mismatch,
+                        "nan": r.nan, "inf": r.inf, "finite": r.finite,
                         "small": r.small, "small_off": r.small_off,
                         "max_abs_small": r.max_abs_small,
                         "worst": None if r.worst is None else
@@ -187,8 +222,9 @@ def _precision(spec: ChallengeSpec, job: CaseJob, run: Any, owner: dict[str, str
                 worst = f"; worst element {list(idx)}: got {got!r}, want {want!r}"
             t = ("exact match" if r.threshold is None else f"T = {r.threshold:.3g}"
                  if r.standard == "threshold" else f"accumulative bound {r.threshold:.3g}")
-            msg = (f"output {name!r}: {r.off:,} of {r.total:,} elements off (MERE {r.mere:.3g}, "
-                   f"MARE {r.mare:.3g}; {t}){worst}")
+            bad = r.nonfinite()
+            msg = (f"output {name!r}: {r.off:,} of {r.total:,} elements off"
+                   + (f", {bad}" if bad else "") + f" ({r.stats()}; {t}){worst}")
             if r.nonfinite_mismatch:
                 msg += f"; {r.nonfinite_mismatch:,} NaN/inf positions differ"
             if r.small_off and r.small_value is not None:
@@ -242,6 +278,9 @@ def _judge_checked(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, ou
     try:
         meta, events = load_run(rec.get("run"), max_events=spec.limits.max_events)
     except WireError as e:
+        rule = _unreplayable(rec.get("run"), spec)
+        if rule:
+            raise _Fail(Verdict.RULE_VIOLATION, rule) from None
         raise _Fail(Verdict.RULE_VIOLATION, f"the recorded launch is malformed: {e}") from None
     out.events = len(events)
     mapping = {p: a for p, a in rec["mapping"]}
@@ -332,11 +371,14 @@ def _verdict(spec: ChallengeSpec, job: CaseJob, rec: dict, secret: int, out: Cas
 
 
 def _sanitizer_verdict(found: list) -> None:
+    found = by_cause(found)  # the headline names the root cause (sanitizer.py: "Order")
     if found:
-        lines = [f"{f.kind}: {f.message}" + (f" [{', '.join(f.lines)}]" if f.lines else "")
-                 for f in found]
+        def said(f: Any) -> str:  # the sanitizer's messages start with their kind already
+            return f.message if f.message.startswith(f"{f.kind}: ") else f"{f.kind}: {f.message}"
+
+        lines = [said(f) + (f" [{', '.join(f.lines)}]" if f.lines else "") for f in found]
         raise _Fail(Verdict.SANITIZER_ERROR, f"the sanitizer found {len(found)} problem(s); "
-                    f"first: {found[0].kind}: {found[0].message}", lines[:20])
+                    f"first: {said(found[0])}", lines[:20])
 
 
 def _shadow(spec: ChallengeSpec, job: CaseJob, meta: Any, events: list, mapping: dict,

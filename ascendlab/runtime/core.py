@@ -55,6 +55,8 @@ class LaunchState:
         self.compile_only = ""
         self.skipped: dict[str, tuple[str, int]] = {}
         self.allocs: dict[str, Any] = {}  # the GM arguments (memory.GMAlloc) by name
+        # a wait_flag ran: the launch's end replays the flags for deadlocks (sync/deadlock.py)
+        self.flag_waits = False
 
     def cube_core(self, group: int) -> CoreState:
         """The cube (AIC) core of `group` in a MIX launch (created on first use)."""

@@ -124,7 +124,7 @@ def framework_add(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddre
     pipe.init_buffer(qz, 1, N * 4)
     xl = qx.alloc_tensor(asc.float32)  # @x_alloc
     yl = qy.alloc_tensor(asc.float32)
-    asc.data_copy(xl, xg, N // 2 if bug == 6 else N)
+    asc.data_copy(xl, xg, N // 2 if bug == 6 else N)  # @x_copy
     if bug != 7:
         asc.data_copy(yl, yg, N)
     qx.enque(xl)
@@ -154,7 +154,7 @@ def masked_read(x: asc.GlobalAddress, z: asc.GlobalAddress, bug: asc.ConstExpr[i
     zg.set_global_buffer(z)
     a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
     c = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 256, 64)
-    asc.data_copy(a, xg, asc.DataCopyParams(2 if bug == 16 else 4, 1, 0, 1))
+    asc.data_copy(a, xg, asc.DataCopyParams(2 if bug == 16 else 4, 1, 0, 1))  # @masked_copy
     asc.set_flag(asc.HardEvent.MTE2_V, 0)
     asc.wait_flag(asc.HardEvent.MTE2_V, 0)
     asc.adds(c, a, 1.0, 32, 1, asc.UnaryRepeatParams(1, 2, 8, 8))  # @masked_adds

@@ -17,6 +17,7 @@ from ascendlab.analysis.sanitizer import SanitizerReport, sanitize
 from ascendlab.errors import (
     AlignmentError,
     CapacityError,
+    DeadlockError,
     OutOfBoundsError,
     QueueError,
     SanitizerError,
@@ -76,24 +77,29 @@ SANITIZER_BATTERY = [
     ("scalar", 19, "racecheck", ("s_store", "s_copy")),  # set_value, data_copy: no S_MTE3
     ("cube", 17, "racecheck", ("mmad", "fixpipe")),  # fixpipe without M_FIX
     ("neighbours", 11, "racecheck", ("publish", "read_neighbour")),  # inter-core, no sync_all
-    ("framework", 6, "initcheck", ("add_reads",)),  # x copied half way
+    ("framework", 6, "initcheck", ("x_copy", "add_reads")),  # x copied half way: the copy
     ("framework", 7, "initcheck", ("add_reads",)),  # y never copied
-    ("masked", 16, "initcheck", ("masked_adds",)),  # masked read of a block never filled
+    ("masked", 16, "initcheck", ("masked_copy", "masked_adds")),  # a block the copy skipped
     ("framework", 8, "memcheck", ("x_alloc", "x_deque")),  # leak: never freed
     ("framework", 9, "memcheck", ("z_alloc", "z_enque")),  # queue not empty at kernel end
     ("slices", 10, "memcheck", ("slice_out", "slice_out")),  # two cores write the same GM
     ("pairs", 12, "synccheck", ("set_unwaited",)),  # set_flag without wait_flag
-    ("pairs", 13, "synccheck", ("wait_unset",)),  # wait_flag without set_flag: hang
-    ("pairs", 14, "synccheck", ("wait_first", "set_late")),  # set after its wait: deadlock
     ("pairs", 15, "synccheck", ("set_first", "set_again")),  # two sets in a row
-    ("early", 18, "synccheck", ("early_wait", "late_set")),  # set behind its own pipe
+]
+
+# Waits the chip never passes: every launch raises DeadlockError (runtime/sync/deadlock.py),
+# sanitize or not, and records the deadlock as the first finding.
+DEADLOCK_BATTERY = [
+    ("pairs", 13, ("wait_unset",)),  # wait_flag without set_flag: hang
+    ("pairs", 14, ("wait_first", "set_late")),  # set after its wait: deadlock
+    ("early", 18, ("early_wait", "late_set")),  # set behind its own pipe
 ]
 
 # What the runtime raises on while it emulates (the detection is the exception and its line).
 RUNTIME_BATTERY = [
     ("runtime", 20, OutOfBoundsError, "copy_gm", "overrun the argument"),  # memcheck: GM OOB
     ("runtime", 21, OutOfBoundsError, "ub_overrun", "buffer holds 256"),  # memcheck: UB OOB
-    ("runtime", 22, CapacityError, "init_buffer", "Ascend910B1 has 196608 B"),  # capacity
+    ("runtime", 22, CapacityError, "init_buffer", "Ascend910B2 has 196608 B"),  # capacity
     ("runtime", 23, OutOfBoundsError, "copy_gm", "not a multiple of 32 B"),  # unaligned DMA
     ("cube", 28, AlignmentError, "l0", "512 B aligned"),  # unaligned L0 address
     ("runtime", 24, QueueError, "double_free", "double free"),
@@ -116,6 +122,19 @@ def test_battery_detects_class_and_lines(name, bug, kind, tags):
     with pytest.raises(SanitizerError, match=kind):  # strict: the first finding raises
         launch(name, bug, sanitize=True)
     assert ascendlab.last_run().findings[0].message == first.message
+
+
+@pytest.mark.parametrize("name, bug, tags", DEADLOCK_BATTERY,
+                         ids=[f"{r[0]}-{r[1]}" for r in DEADLOCK_BATTERY])
+@pytest.mark.parametrize("options", [{}, {"strict": False}, {"sanitize": True, "strict": False}])
+def test_deadlocks_raise_in_every_launch_naming_wait_and_set(name, bug, tags, options):
+    with pytest.raises(DeadlockError, match="^deadlock: ") as info:
+        launch(name, bug, **options)
+    first = ascendlab.last_run().findings[0]
+    assert (first.kind, first.lines) == ("synccheck", tuple(at(t) for t in tags))
+    assert first.message == str(info.value)
+    for t in tags:
+        assert f"{K.FILE}:{K.LINES[t]}" in first.message
 
 
 @pytest.mark.parametrize("name, bug, exc, tag, words", RUNTIME_BATTERY,

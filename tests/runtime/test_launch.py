@@ -233,7 +233,7 @@ def test_set_platform_selects_the_chip_and_rejects_npu():
 def test_run_summary_and_event_filters():
     x = np.ones(2048, np.float32)
     run = ascendlab.launch(vadd_framework, 2, x, x, x.copy(), 1024, 256, 2)
-    assert "vadd_framework on Ascend910B1, 2 aiv cores" in run.summary()
+    assert "vadd_framework on Ascend910B2, 2 aiv cores" in run.summary()
     adds = run.events(op="add")
     assert len(adds) == 8 and {e.pipe for e in adds} == {"V"}
     assert all(e.file.endswith("kernels.py") and e.line > 0 for e in adds)

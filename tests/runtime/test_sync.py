@@ -42,7 +42,7 @@ def test_flag_and_barrier_events():
 @pytest.mark.parametrize("which, words", [
     ("id", r"event_id must be in \[0, 7\]"),
     ("pipe_s", "PIPE_S\\) is illegal"),
-    ("cube_pipe", "vector \\(AIV\\) core of Ascend910B1 has no MTE1 pipe"),
+    ("cube_pipe", "vector \\(AIV\\) core of Ascend910B2 has no MTE1 pipe"),
 ])
 def test_sync_rules(which, words):
     with pytest.raises(SyncError, match=words):

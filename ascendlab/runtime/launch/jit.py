@@ -22,9 +22,10 @@ import numpy as np
 
 from ...errors import KernelRecursionError, KernelSyntaxError, LaunchError, SanitizerError
 from .. import core as _core
-from ..chips import DEFAULT_CHIP, get_chip
+from ..chips import get_chip
 from ..core import CoreState, LaunchState
 from ..structs import Struct
+from ..sync.deadlock import check as check_deadlock
 from ..trace import GMArg, Run, reader
 from .args import ConstExpr as ConstExpr  # re-exported: asc.ConstExpr
 from .args import _convert_args, _copy_back
@@ -53,13 +54,17 @@ MATMUL_NAMES = frozenset({"Matmul", "register_matmul"})
 HANDWRITTEN_MIX_NAMES = frozenset({"ascend_is_aic", "ascend_is_aiv", "cross_core_set_flag",
                                    "cross_core_wait_flag"})
 MAX_BLOCKS = 65535  # ADK SIMD-BuiltIn关键字: numBlocks in [1, 65535]
+# The chip a launch runs on unless told otherwise: the course's and the challenges' chip (the
+# grader judges on it), so local cycle counts match graded ones. pyasc's explicit
+# set_platform(Backend.Model) without a SoC still selects chips.DEFAULT_CHIP (910B1, as pyasc).
+COURSE_CHIP = "Ascend910B2"
 
 
 @dataclass(frozen=True, kw_only=True)
 class RunOptions:
     """How ascendlab runs a launch; every field has a default and is validated on creation."""
 
-    chip: str = DEFAULT_CHIP  # an emulated chip name (see chips.CHIPS)
+    chip: str = COURSE_CHIP  # an emulated chip name (see chips.CHIPS)
     strict: bool = True  # memcheck findings raise (True) or are recorded and warned (False)
     auto_sync: bool = True  # insert CANN's implicit PIPE_V barriers between dependent vector ops
     # run the sanitizer (analysis/sanitizer.py) on the trace after the launch; its findings join
@@ -343,6 +348,8 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
     try:
         with one_blas_thread():
             launch.scheduler.run(n_cores, one_core)
+        if launch.flag_waits and not launch.compile_only:
+            check_deadlock(launch)  # a wait the chip never passes: DeadlockError
     except BaseException as exc:
         run.core_kinds = launch.core_kinds()
         run.error = f"{type(exc).__name__}: {exc}"
@@ -365,6 +372,7 @@ def run_kernel(kernel: JITFunction, block_num: int, args: tuple, kwargs: dict, o
     if run_opts.sanitize:
         found = reader("sanitize")(run)
         run.findings.extend(found)
+        run.findings[:] = reader("by_cause")(run.findings)  # root cause first
         if found and run_opts.strict:
             raise SanitizerError(found[0].message)
         for f in found:  # non-strict (ascendlab pyasc --sanitize): shown like memcheck's
@@ -398,6 +406,7 @@ def _sanitize_partial(run: Run) -> None:
     uninitialised reads up to the failure; no end-of-kernel checks). Never masks the error."""
     try:
         run.findings.extend(reader("sanitize")(run, complete=False))
+        run.findings[:] = reader("by_cause")(run.findings)  # root cause first
     except Exception as e:  # noqa: BLE001 - the kernel's own exception is the one to see
         warnings.warn(f"sanitizer failed on the partial trace: {type(e).__name__}: {e}",
                       stacklevel=3)

@@ -33,12 +33,19 @@ class Sequential:
         raise SyncError("sync_all was called but the kernel's source does not mention it, so "
                         "the cores were not started in lockstep; call asc.sync_all by name")
 
-    def block_until(self, c: Any, ready: Callable[[], bool], what: str) -> None:
-        """A core waits for another: here no other core can run in between."""
+    def block_until(self, c: Any, ready: Callable[[], bool], what: Any) -> None:
+        """A core waits for another: here no other core can run in between. `what` (a str, or
+        a callable returning one) describes the wait."""
         if not ready():
-            raise SyncError(f"{what}, but the cores run one after another (the kernel's source "
-                            "does not name cross_core_wait_flag, so they were not started in "
-                            "lockstep); call asc.cross_core_wait_flag by name")
+            raise SyncError(f"{_said(what)}, but the cores run one after another (the "
+                            "kernel's source does not name cross_core_wait_flag, so they were "
+                            "not started in lockstep); call asc.cross_core_wait_flag by name")
+
+
+def _said(what: Any) -> str:
+    """A wait's description: a str, or a callable building it when the error is raised (so it
+    names what the other cores did in the meantime)."""
+    return what() if callable(what) else what
 
 
 _UNWIND_S = 10.0  # how long an interrupted launch waits for each core thread to unwind
@@ -69,7 +76,7 @@ class Lockstep:
         self.error: BaseException | None = None
         self.states: list[Any] = []  # the CoreStates of the cores started so far
         # cores held by a cross-core wait: index -> (ready(), what it waits for)
-        self.blocked: dict[int, tuple[Callable[[], bool], str]] = {}
+        self.blocked: dict[int, tuple[Callable[[], bool], Any]] = {}
 
     def _next_after(self, i: int) -> int:
         """The next live core after i that has not arrived at the current barrier."""
@@ -90,7 +97,7 @@ class Lockstep:
                     return j
         return -1
 
-    def block_until(self, c: Any, ready: Callable[[], bool], what: str) -> None:
+    def block_until(self, c: Any, ready: Callable[[], bool], what: Any) -> None:
         """Hold core c (a cross_core_wait_flag) until ready(): hand the baton to the next core
         that can run. When none can, the chip would hang: DeadlockError naming every held core."""
         i = c.idx
@@ -99,7 +106,8 @@ class Lockstep:
                 self.blocked[i] = (ready, what)
                 nxt = self._runnable_after(i)
                 if nxt < 0 or nxt == i:
-                    held = "; ".join(w for _, w in (self.blocked[k] for k in sorted(self.blocked)))
+                    held = "; ".join(_said(w) for _, w in
+                                     (self.blocked[k] for k in sorted(self.blocked)))
                     ended = sorted(set(range(self.n)) - self.alive)
                     del self.blocked[i]  # (a compile-only launch skips the wait and goes on)
                     raise DeadlockError(f"deadlock: {held}; no core can set those flags any more "

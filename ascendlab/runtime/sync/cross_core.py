@@ -126,6 +126,16 @@ def _key(setter: int, waiter: int, mode: int, fid: int) -> tuple:
     return ("xcore", setter, waiter, ("cross_core_flag", mode, fid))
 
 
+def _candidate(counters: dict, senders: list[int], waiter: int, flag: tuple) -> str:
+    """A pending set from one of `senders` to `waiter` under another (mode, flag id): the
+    likely typo; "none" when there is none."""
+    for (s, w, mode, fid), q in sorted(counters.items()):
+        if w == waiter and s in senders and q and (mode, fid) != flag:
+            return (f"core {s}'s cross_core_set_flag(flag_id={fid}, mode_id={mode}) is set and "
+                    f"not consumed: another flag id or mode pairs only with its own")
+    return "none"
+
+
 def cross_core_set_flag(flag_id: Any, mode_id: Any, pipe: Any) -> None:
     """Add one to flag `flag_id` of every core this core signals in mode `mode_id`, once the
     earlier work of `pipe` is done (Ascend C CrossCoreSetFlag<modeId, pipe>(flagId))."""
@@ -161,10 +171,12 @@ def cross_core_wait_flag(flag_id: Any, mode_id: Any, pipe: Any) -> None:
 
     if not ready():
         missing = [s for s, q in zip(senders, queues) if not q]
-        c.launch.scheduler.block_until(
-            c, ready, f"core {c.idx} ({c.kind.upper()}) waits at cross_core_wait_flag("
-            f"flag_id={fid}, mode_id={mode}) {_core.where(c, frame)} for a "
-            f"cross_core_set_flag from core(s) {', '.join(map(str, missing))}")
+        where = _core.where(c, frame)
+        c.launch.scheduler.block_until(  # the message is built when (if) the launch deadlocks
+            c, ready, lambda: f"core {c.idx} ({c.kind.upper()}) waits at cross_core_wait_flag("
+            f"flag_id={fid}, mode_id={mode}) {where} on pipe {p} for a cross_core_set_flag "
+            f"from core(s) {', '.join(map(str, missing))} (nearest candidate: "
+            f"{_candidate(counters, missing, c.idx, (mode, fid))})")
     for s, q in zip(senders, queues):
         set_pipe = q.popleft()
         emit(c, "S", "cross_core_wait_flag", (), (), 0, "", 0, frame,

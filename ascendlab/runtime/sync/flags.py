@@ -3,7 +3,8 @@
 
 Execution on the host is sequential, so these instructions change no data: they are recorded
 as Sync edges that the cost model and the race detector read. What the hardware cannot execute
-at all (an event id out of range, a PIPE_S barrier) raises here.
+at all (an event id out of range, a PIPE_S barrier) raises here; a wait_flag the chip would
+never pass raises DeadlockError when the launch's cores finish (deadlock.py).
 """
 
 from __future__ import annotations
@@ -68,8 +69,10 @@ def _flag(op: str, kind: str, event: Any, event_id: Any) -> None:
         edge = _EDGES[key] = (_new(Sync, (kind, src, dst, ("flag", eid), False)),
                               (("event", ev.name), ("event_id", eid)))
     emit(c, pipe, op, (), (), 0, "", 0, frame, edge[0], edge[1])
-    if kind == "wait" and dst == "V":
-        c.v_pending.clear()  # a wait on V orders earlier vector work (core.check_vector_order)
+    if kind == "wait":
+        c.launch.flag_waits = True  # checked for deadlocks when the launch ends
+        if dst == "V":
+            c.v_pending.clear()  # a wait on V orders earlier vector work (core.check_vector_order)
 
 
 def set_flag(event: Any, event_id: Any = 0) -> None:
