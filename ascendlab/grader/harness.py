@@ -221,8 +221,30 @@ def setup(job_dir: str) -> dict:
     # numpy's overflow/invalid warnings from inside the emulator's own instruction semantics
     # (exp of a large value in float32 ...) describe the emulator, not the learner's code
     warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ascendlab\.runtime\.")
+    short_warning_paths(os.path.dirname(job["submission"]), job["work_dir"])
     job["status"] = {"privileges": dropped, "pid": os.getpid(), "limits_not_set": unset}
     return job
+
+
+def short_warning_paths(*folders: str) -> None:
+    """Warnings shown from here on name a file in `folders` (the sandbox's job and work
+    folders) by its own name only, `a1.py:59: RuntimeWarning: ...`: the graded report is the
+    learner's, and the sandbox's paths mean nothing there. The source line is still shown."""
+    import linecache
+
+    plain = warnings.formatwarning
+    inside = tuple(os.path.join(os.path.realpath(f), "") for f in folders) + tuple(
+        os.path.join(os.path.abspath(f), "") for f in folders)
+
+    def formatwarning(message: Any, category: Any, filename: str, lineno: int,
+                      line: str | None = None) -> str:
+        if os.path.abspath(filename).startswith(inside):
+            if line is None:  # read it while the full path still finds the file
+                line = linecache.getline(filename, lineno)
+            filename = os.path.basename(filename)
+        return plain(message, category, filename, lineno, line)
+
+    warnings.formatwarning = formatwarning
 
 
 def run_cases(job: dict, fd: int, entry: Any, files: Any, load_error: dict | None,
