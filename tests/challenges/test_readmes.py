@@ -213,3 +213,18 @@ def test_what_the_model_charges(folder):
     assert (REPO / "docs" / "cycle-model.md").is_file()
     missing = [f for f in _facts().get(folder.name, []) if f not in flat]
     assert not missing, f"{folder.name}/README.md 'What the model charges' lacks {missing}"
+
+
+def test_lesson_06_states_the_dma_rules_it_measures():
+    """Lesson 06 teaches the DMA setup, the per-block cost and the 512 B rule with a measured
+    example (nbval runs it); its prose quotes the cost model's numbers."""
+    import json
+
+    chip = get_chip("Ascend910B2")
+    nb = json.loads((REPO / "tutorials" / "06-data-movement.ipynb").read_text())
+    text = re.sub(r"\s+", " ", "\n".join("".join(c["source"]) for c in nb["cells"]))
+    for fact in (f"**{COST.dma_setup} cycles**", f"**{COST.dma_block} cycles for each further "
+                 "block**", f"**not a multiple of {chip.gm_fast_align} B**",
+                 f"**{round(chip.gm_misaligned_rate * 100)} %**",
+                 f"1 / {chip.gm_misaligned_rate:.2f}", "def copy_in(", "def gather_rows("):
+        assert fact in text, fact
