@@ -309,7 +309,7 @@ def spec_block(ch: Challenge, draws: int = DRAWS) -> str:
     rows = _rows(spec, draws)
     folded = _shape_params(rows)
     perf = next((r.case.name for r in rows if r.case.perf), None)
-    lines = [f"*Generated from `spec.py` by `{COMMAND}`; edit spec.py, not this block.*", "",
+    lines = [f"Generated from `spec.py` by `{COMMAND}`: edit spec.py, not this block.", "",
              "**Chips** (every case runs on each): "
              + "; ".join(_cores(spec, chip) for chip in spec.rules.chips) + ".", "",
              f"**Arrays** (as in `{spec.public_cases[0].name}`): "

@@ -67,6 +67,14 @@ def test_drift_is_caught():
         assert readme_drift(other, draws=50) is not None
 
 
+def test_the_terminal_view_hides_the_markers():
+    from ascendlab.grader.challenge_cli import render_markdown
+
+    shown = render_markdown(load_challenge("day4").readme)
+    assert "<!--" not in shown and "Generated from spec.py by python tests/" in shown
+    assert "a UB → UB data_copy is allowed" in shown
+
+
 def test_replace_block_needs_its_markers():
     text = "a\n<!-- spec:begin -->\nold\n<!-- spec:end -->\nb\n"
     assert replace_block(text, "spec", "new") == text.replace("old", "new")
