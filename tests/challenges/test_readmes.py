@@ -158,6 +158,21 @@ def test_day3_u_bounds_and_the_few_that_stay():
         assert np.abs(u).min() > 1e-4, c.name
 
 
+def test_day6_only_peaky_scores_overflow_float16_exp():
+    """README: peaky scores reach about ±21 (past 11.09, within float32's 88.7); the other
+    cases stay within about ±6."""
+    spec = load_challenge("day6").spec
+    for c in _cases(spec):
+        if c.perf:
+            continue
+        inp = spec.make_inputs(c)
+        s = np.abs(inp["q"].astype(np.float64) @ inp["k_t"] / np.sqrt(c.shape[2])).max()
+        if c.kind == "peaky":
+            assert 11.09 < s < 30, (c.name, s)
+        else:
+            assert s < 7, (c.name, s)
+
+
 def test_day7_outputs_are_positive():
     spec = load_challenge("day7").spec
     for c in _cases(spec, (1,)):
