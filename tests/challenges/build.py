@@ -31,9 +31,9 @@ def days() -> list[Path]:
     return sorted(p for p in CHALLENGES.glob("day*-*") if (p / "spec.py").is_file())
 
 
-def challenges() -> list[Path]:
+def challenges(root: Path = CHALLENGES) -> list[Path]:
     """Every challenge folder with a spec.py (vadd and the days, bonus days included)."""
-    return sorted(p.parent for p in CHALLENGES.glob("*/spec.py"))
+    return sorted(p.parent for p in root.glob("*/spec.py"))
 
 
 def slow_source(reference: Path) -> str:
@@ -114,20 +114,24 @@ def write_table() -> None:
                                     head + "\n" + "\n".join(rows), str(readme)))
 
 
-def write_readmes(*names: str) -> None:
-    """The spec block of each challenge's README.md (all, or the named ones)."""
+def write_readmes(*names: str, root: Path = CHALLENGES) -> None:
+    """The spec block of each challenge's README.md under `root` (all, or the named ones)."""
     from ascendlab.grader.challenge import load_challenge
-    from ascendlab.grader.spec_doc import replace_block, spec_block
+    from ascendlab.grader.spec_doc import block_of, replace_block, spec_block
 
-    for folder in challenges():
+    for folder in challenges(root):
         if names and folder.name not in names and folder.name.split("-")[0] not in names:
             continue
         readme = folder / "README.md"
         text = readme.read_text()
+        if block_of(text, "spec") is None:  # a new challenge: the section goes at the end
+            text = text.rstrip("\n") + ("\n\n## Cases, values and rules\n\n"
+                                       "<!-- spec:begin -->\n<!-- spec:end -->\n")
+            print(f"{readme.relative_to(root.parent)}: no spec block yet, added one at the end")
         new = replace_block(text, "spec", spec_block(load_challenge(folder)), str(readme))
-        if new != text:
+        if new != readme.read_text():
             readme.write_text(new)
-            print(f"wrote {readme.relative_to(REPO)}")
+            print(f"wrote {readme.relative_to(root.parent)}")
 
 
 def print_rows(*names: str) -> None:

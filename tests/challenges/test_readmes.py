@@ -15,6 +15,7 @@ import pytest
 from ascendlab.analysis.cost import COST
 from ascendlab.grader.challenge import Challenge, load_challenge
 from ascendlab.grader.spec_doc import (
+    DRAWS,
     block_of,
     describe_sizes,
     describe_values,
@@ -80,6 +81,28 @@ def test_replace_block_needs_its_markers():
     assert replace_block(text, "spec", "new") == text.replace("old", "new")
     with pytest.raises(ValueError, match="needs exactly one <!-- spec:begin -->"):
         replace_block("no markers", "spec", "new", "README.md")
+
+
+def test_the_days_table_is_written_by_the_same_function():
+    text = (REPO / "challenges" / "README.md").read_text()
+    table = block_of(text, "days-table")
+    assert table and table.startswith("Cost model ")
+    assert replace_block(text, "days-table", table) == text
+
+
+def test_a_new_challenge_gets_its_block(tmp_path):
+    """build.py readmes adds the section to a README that has none (a bonus day's)."""
+    from . import build
+
+    day = tmp_path / "challenges" / "day9-copy"
+    day.mkdir(parents=True)
+    vadd = REPO / "challenges" / "vadd"
+    (day / "spec.py").write_text((vadd / "spec.py").read_text())
+    (day / "README.md").write_text("# Day 9\n\n## Story\n\nCopy.\n")
+    build.write_readmes("day9", root=tmp_path / "challenges")
+    problem = readme_drift(load_challenge(day), draws=DRAWS)
+    assert problem is None, problem
+    assert (day / "README.md").read_text().startswith("# Day 9\n\n## Story\n\nCopy.\n\n## Cases")
 
 
 def test_sizes_and_values_are_described_as_they_are():
