@@ -99,13 +99,17 @@ def _shape_text(shapes: list[tuple[int, ...]]) -> str:
     return out + (" with " + ", ".join(notes) if notes else "")
 
 
+def _value(v: object) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
 def _param_text(value_sets: dict[str, set]) -> str:
+    """'beta = 1', 'beta ∈ {0.5, 1, 1.702}'."""
     parts = []
     for k, vs in value_sets.items():
         shown = sorted(vs, key=lambda v: (str(type(v)), v))
-        parts.append(f"{k} = {shown[0]:g}" if len(shown) == 1 and isinstance(shown[0], float)
-                     else f"{k} = {shown[0]}" if len(shown) == 1
-                     else f"{k} ∈ {{{', '.join(f'{v:g}' for v in shown)}}}")
+        parts.append(f"{k} = {_value(shown[0])}" if len(shown) == 1 else
+                     f"{k} ∈ {{{', '.join(map(_value, shown))}}}")
     return ", ".join(parts)
 
 
