@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import warnings
 
+from ascendlab.grader import harness
 from ascendlab.grader.harness import short_warning_paths
 
 from .conftest import SOLUTIONS, grade_mini
@@ -38,7 +39,9 @@ def test_short_warning_paths_keeps_other_files(tmp_path):
         (tmp_path / "k.py").write_text("x = 1\ny = 2\n")
         inside = warnings.formatwarning("boom", RuntimeWarning, str(tmp_path / "k.py"), 2)
         outside = warnings.formatwarning("boom", RuntimeWarning, "/elsewhere/k.py", 2)
+        ours = warnings.formatwarning("boom", UserWarning, harness.__file__, 1)
     finally:
         warnings.formatwarning = plain
     assert inside == "k.py:2: RuntimeWarning: boom\n  y = 2\n"
     assert outside.startswith("/elsewhere/k.py:2: RuntimeWarning: boom")
+    assert ours.startswith("ascendlab/grader/harness.py:1: UserWarning: boom\n  ")
