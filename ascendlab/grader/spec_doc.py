@@ -24,7 +24,7 @@ import numpy as np
 
 from ..runtime.chips import get_chip
 from ..runtime.trace import OPS
-from .challenge import Case, Challenge, ChallengeSpec
+from .challenge import Case, Challenge, ChallengeSpec, day_of
 
 DRAWS = 2000  # secrets 0 .. DRAWS-1: enough to meet the ends of every hidden size range
 VALUE_SECRETS = (1, 2, 3, 4)  # hidden cases whose inputs the value ranges are measured on
@@ -199,12 +199,13 @@ def value_ranges(spec: ChallengeSpec, secrets: Iterable[int] = VALUE_SECRETS
             if (c.name, c.shape) not in seen:  # a fixed shape: its values once is enough
                 seen.add((c.name, c.shape))
                 cases.append(c)
-    lo: dict[str, dict[str, list[np.ndarray]]] = {}
+    seen_values: dict[str, dict[str, list[np.ndarray]]] = {}  # kind -> input -> arrays
     for c in cases:
         for name, a in spec.make_inputs(c).items():
-            lo.setdefault(c.kind, {}).setdefault(name, []).append(a.ravel())
+            seen_values.setdefault(c.kind, {}).setdefault(name, []).append(a.ravel())
     return {kind: {name: describe_values(np.concatenate(parts))
-                   for name, parts in by_input.items()} for kind, by_input in lo.items()}
+                   for name, parts in by_input.items()}
+            for kind, by_input in seen_values.items()}
 
 
 # ---- rules ---------------------------------------------------------------------------------
@@ -322,14 +323,16 @@ def spec_block(ch: Challenge, draws: int = DRAWS) -> str:
     with_params = any(r.params(folded) for r in rows)
     lines += ["| case | shape | dtype | values |" + (" parameters |" if with_params else ""),
               "|---|---|---|---|" + ("---|" if with_params else "")]
-    for r in rows:
+    shapes = [_shape_text(r.shapes) for r in rows]
+    for r, shape in zip(rows, shapes):
         name = f"{r.case.name} — **the performance case**" if r.case.perf else r.case.name
         dtypes = ", ".join(sorted({d for _s, _p, d in r.seen}))
-        lines.append(f"| {name} | {_shape_text(r.shapes)} | {dtypes} | {r.case.kind} |"
+        lines.append(f"| {name} | {shape} | {dtypes} | {r.case.kind} |"
                      + (f" {_param_text(r.params(folded))} |" if with_params else ""))
     lines += ["", f"Hidden sizes and values are drawn at grading time from a secret; a size "
-              f"range is the smallest and largest of {draws:,} draws (m: any integer in its "
-              "range)."
+              f"range is the smallest and largest of {draws:,} draws"
+              + (" (m: any integer in its range)" if any("·m" in t for t in shapes) else "")
+              + "."
               + (f" {', '.join(sorted(folded))} are passed to `{spec.entry}` as in the shape."
                  if folded else ""), ""]
     ranges = value_ranges(spec)
@@ -344,8 +347,9 @@ def spec_block(ch: Challenge, draws: int = DRAWS) -> str:
     lines += ["", "**Rules the grader enforces:**", "", *rules_lines(spec), "",
               f"**Tiers**: modelled cycles of `{perf}` against its roofline bound: gold ≤ "
               f"{spec.tiers.gold:g} × bound, silver ≤ {spec.tiers.silver:g} × bound, bronze: "
-              "correct. The bound and the thresholds in cycles are in "
-              "[../README.md](../README.md)."]
+              "correct."
+              + (" The bound and the thresholds in cycles are in the days table of "
+                 "[../README.md](../README.md)." if day_of(ch.path.name) is not None else "")]
     return "\n".join(lines)
 
 
