@@ -110,7 +110,8 @@ def render_list(user: str, db: str | None = None) -> str:
 # ---- show ---------------------------------------------------------------------------------
 def render_markdown(text: str, color: bool = False) -> str:
     """A README for the terminal: headings underlined (bold with color), code blocks
-    indented, inline `code` and **bold** unmarked (or highlighted with color)."""
+    indented, inline `code` and **bold** unmarked (or highlighted with color), HTML comment
+    lines (block markers) left out."""
     bold, dim, off = ("\x1b[1m", "\x1b[36m", "\x1b[0m") if color else ("", "", "")
     out: list[str] = []
     in_code = in_span = False  # in a ``` block; inside an inline `code` span that wraps
@@ -120,6 +121,8 @@ def render_markdown(text: str, color: bool = False) -> str:
             continue
         if in_code:
             out.append(f"    {dim}{line}{off}")
+            continue
+        if re.fullmatch(r"\s*<!--.*-->\s*", line):  # a marker (the generated spec block's)
             continue
         # an inline code span may run over a line break: close it at the end of this line
         # and reopen it on the next, so each line renders on its own

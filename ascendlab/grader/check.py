@@ -29,10 +29,10 @@ def check(challenge: Any, launch: Any, *, hidden: bool = False, secret: int | No
           shadow: bool | None = None) -> Report:
     """Grade the function `launch` on `challenge` in this process (see the module docstring).
     hidden=True adds cases drawn like the hidden ones (from a fresh secret, not the grader's)."""
-    # imported here, not at the top: `python -m ascendlab.grader.harness` (the sandboxed child)
-    # imports this package first, and a harness already in sys.modules then makes runpy warn
-    # on the child's stderr, which the report shows as the learner's
-    from .harness import run_case
+    # imported here, not at the top: `python -m ascendlab.grader.harness` (the sandboxed
+    # child) imports this package first, and a harness already in sys.modules then makes
+    # runpy print a RuntimeWarning into every graded report's stderr
+    from . import harness
 
     t0 = time.perf_counter()
     ch = load_challenge(challenge)
@@ -47,7 +47,7 @@ def check(challenge: Any, launch: Any, *, hidden: bool = False, secret: int | No
         for job in jobs:
             arrays = {k: v.copy() for k, v in job.inputs.items()}
             arrays.update({k: poisoned(s, d) for k, (s, d) in job.outputs.items()})
-            rec = run_case(launch, arrays, job.order, job.params, job.chip, files)
+            rec = harness.run_case(launch, arrays, job.order, job.params, job.chip, files)
             records.append(json.loads(json.dumps(rec)))  # the same bytes the sandbox sends
         judge_records(ch, jobs, records, secret, report, shadow)
     except Exception as exc:  # noqa: BLE001 - a check never crashes the notebook

@@ -233,8 +233,35 @@ def setup(job_dir: str) -> dict:
     # as "stderr of your code" (the runpy warning about a preloaded harness is avoided at the
     # source: grader/check.py imports the harness lazily)
     warnings.filterwarnings("ignore", module=r"ascendlab\.grader(\.|$)")
+    short_warning_paths(os.path.dirname(job["submission"]), job["work_dir"])
     job["status"] = {"privileges": dropped, "pid": os.getpid(), "limits_not_set": unset}
     return job
+
+
+def short_warning_paths(*folders: str) -> None:
+    """Warnings shown from here on name a file in `folders` (the sandbox's job and work
+    folders) by its own name only, `a1.py:59: RuntimeWarning: ...`, and a file of ascendlab
+    from the package on (`ascendlab/runtime/...`): the graded report is the learner's, and
+    the machine's folders mean nothing there. The source line is still shown."""
+    import linecache
+
+    plain = warnings.formatwarning
+    inside = tuple(os.path.join(os.path.realpath(f), "") for f in folders) + tuple(
+        os.path.join(os.path.abspath(f), "") for f in folders)
+    package = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "")  # the folder that holds ascendlab/
+
+    def formatwarning(message: Any, category: Any, filename: str, lineno: int,
+                      line: str | None = None) -> str:
+        full = os.path.abspath(filename)
+        if full.startswith(inside) or full.startswith(package + "ascendlab" + os.sep):
+            if line is None:  # read it while the full path still finds the file
+                line = linecache.getline(filename, lineno)
+            filename = (os.path.basename(full) if full.startswith(inside)
+                        else full[len(package):])
+        return plain(message, category, filename, lineno, line)
+
+    warnings.formatwarning = formatwarning
 
 
 def run_cases(job: dict, fd: int, entry: Any, files: Any, load_error: dict | None,

@@ -4,8 +4,13 @@
     python tests/challenges/build.py rows [day2 ...]  # print the rows, write nothing
     python tests/challenges/build.py table       # grade every reference and slow variant and
                                                  # write the table in challenges/README.md
+    python tests/challenges/build.py readmes [day2 ...]  # each challenge README's spec block
+                                                 # (cases, values, chips, rules, tiers)
 
-The table's numbers come from running the grader (fixed secret SECRET), never typed by hand.
+The table's numbers come from running the grader (fixed secret SECRET), never typed by hand;
+the README blocks come from each spec.py (ascendlab/grader/spec_doc.py). Both are written
+between markers by the same function (spec_doc.replace_block); tests/challenges/
+test_readmes.py fails when a README block has drifted from its spec.py.
 """
 
 from __future__ import annotations
@@ -19,12 +24,16 @@ REPO = Path(__file__).resolve().parents[2]
 CHALLENGES = REPO / "challenges"
 REFERENCES = Path(__file__).resolve().parent
 SECRET = 20261201
-BEGIN, END = "<!-- days-table:begin -->", "<!-- days-table:end -->"
 
 
 def days() -> list[Path]:
     """challenges/day1-... to day7-..., in order."""
     return sorted(p for p in CHALLENGES.glob("day*-*") if (p / "spec.py").is_file())
+
+
+def challenges(root: Path = CHALLENGES) -> list[Path]:
+    """Every challenge folder with a spec.py (vadd and the days, bonus days included)."""
+    return sorted(p.parent for p in root.glob("*/spec.py"))
 
 
 def slow_source(reference: Path) -> str:
@@ -97,11 +106,32 @@ def write_table() -> None:
     head = (f"Cost model {MODEL_VERSION}, secret {SECRET}.\n\n"
             "| day | reference cycles | tier | bound | gold / silver cycles | slow variant "
             "cycles | its tier |\n|---|---|---|---|---|---|---|")
+    from ascendlab.grader.spec_doc import replace_block
+
     rows = [grade_row(d) for d in days()]
-    text = (CHALLENGES / "README.md").read_text()
-    a, b = text.index(BEGIN) + len(BEGIN), text.index(END)
-    (CHALLENGES / "README.md").write_text(text[:a] + "\n" + head + "\n" + "\n".join(rows) +
-                                          "\n" + text[b:])
+    readme = CHALLENGES / "README.md"
+    readme.write_text(replace_block(readme.read_text(), "days-table",
+                                    head + "\n" + "\n".join(rows), str(readme)))
+
+
+def write_readmes(*names: str, root: Path = CHALLENGES) -> None:
+    """The spec block of each challenge's README.md under `root` (all, or the named ones)."""
+    from ascendlab.grader.challenge import load_challenge
+    from ascendlab.grader.spec_doc import block_of, replace_block, spec_block
+
+    for folder in challenges(root):
+        if names and folder.name not in names and folder.name.split("-")[0] not in names:
+            continue
+        readme = folder / "README.md"
+        text = readme.read_text()
+        if block_of(text, "spec") is None:  # a new challenge: the section goes at the end
+            text = text.rstrip("\n") + ("\n\n## Cases, values and rules\n\n"
+                                       "<!-- spec:begin -->\n<!-- spec:end -->\n")
+            print(f"{readme.relative_to(root.parent)}: no spec block yet, added one at the end")
+        new = replace_block(text, "spec", spec_block(load_challenge(folder)), str(readme))
+        if new != readme.read_text():
+            readme.write_text(new)
+            print(f"wrote {readme.relative_to(root.parent)}")
 
 
 def print_rows(*names: str) -> None:
@@ -111,5 +141,5 @@ def print_rows(*names: str) -> None:
 
 
 if __name__ == "__main__":
-    {"notebooks": write_notebooks, "table": write_table, "rows": print_rows}[sys.argv[1]](
-        *sys.argv[2:])
+    {"notebooks": write_notebooks, "table": write_table, "rows": print_rows,
+     "readmes": write_readmes}[sys.argv[1]](*sys.argv[2:])

@@ -101,3 +101,27 @@ def test_ctrl_c_during_a_sync_all_kernel_leaves_the_session_usable():
     assert _core.current is None
     busy_with_barrier[2](x, 3)  # the next launch runs normally
     assert x[:2].tolist() == [2, 2] and x[8:10].tolist() == [1, 1]
+
+
+@asc.jit
+def sqrt_on_cores(x: asc.GlobalAddress):
+    g = asc.GlobalTensor()
+    g.set_global_buffer(x + asc.get_block_idx() * 64, 64)
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+    asc.data_copy(t, g, 64)
+    asc.sqrt(t, t, 64)  # EVERY_CORE_LINE
+    asc.data_copy(g, t, 64)
+
+
+def test_a_line_is_reported_once_per_launch_not_once_per_core():
+    """Four cores meet the same invalid sqrt: one warning (at the first core), even under the
+    'always' filter; the next launch reports it again."""
+    for _ in range(2):
+        x = -np.ones(4 * 64, np.float32)
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            sqrt_on_cores[4](x)
+        msgs = [str(w.message) for w in got if issubclass(w.category, RuntimeWarning)]
+        assert msgs == [f"invalid value encountered in an emulated instruction [core 0, "
+                        f"test_fpe.py:{_line_of('EVERY_CORE_LINE')}]"], msgs
+        assert np.isnan(x).all()

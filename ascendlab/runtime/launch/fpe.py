@@ -3,7 +3,10 @@ computes an emulated instruction: reported as a RuntimeWarning at the kernel's s
 (with the core), not at a line inside the emulator.
 
 Each core runs its kernel body inside `kernel_errstate()`; the emulator's own deliberate
-`np.errstate(...="ignore")` blocks still silence the cases they expect.
+`np.errstate(...="ignore")` blocks still silence the cases they expect. One launch reports an
+error once for each kernel line, at the first core that meets it: the other cores running the
+same line on their own slice would repeat it (48 times on a 910B2), whatever the warnings
+filter says.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+import weakref
 from typing import Any
 
 import numpy as np
@@ -19,6 +23,8 @@ from .. import core as _core
 
 _PKG = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
 _NUMPY = os.sep + "numpy" + os.sep
+# launch (core.LaunchState) -> the (error, file, line) it has reported
+_REPORTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _kernel_frame() -> Any:
@@ -39,6 +45,11 @@ def _report(err: str, flag: int) -> None:
         warnings.warn(f"{err} encountered in an emulated instruction", RuntimeWarning,
                       stacklevel=3)
         return
+    seen = _REPORTED.setdefault(c.launch, set())
+    key = (err, frame.f_code.co_filename, frame.f_lineno)
+    if key in seen:
+        return
+    seen.add(key)
     warnings.warn_explicit(f"{err} encountered in an emulated instruction "
                            f"{_core.where(c, frame)}", RuntimeWarning,
                            frame.f_code.co_filename, frame.f_lineno,
