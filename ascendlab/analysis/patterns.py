@@ -12,8 +12,9 @@ time, in program order:
   round_trips     GM bytes a core writes and reads back itself after a sync_all
   vector_gaps     idle cycles of a core's V pipe after an implicit PIPE_V barrier or around a
                   scalar access of UB (get_value / set_value): serialised reductions
+  port_busy       the union of a core's GM transfers in time (its GM port's busy cycles)
   overlap_bound   a core's span if its pipes overlapped perfectly: its busiest pipe, with
-                  MTE2, MTE3 and FIX counted together (they share the core's GM port)
+                  MTE2, MTE3 and FIX counted together as its GM port
 """
 
 from __future__ import annotations
@@ -136,13 +137,23 @@ class Reload:
     where: int  # trace index of the line with the most reloaded bytes
     space: str  # where they were loaded to (L1 / UB)
     tensor: str
+    indices: list[int] = field(default_factory=list)  # the repeated loads
 
 
-def reloads(run: Any, idx: list[int]) -> Reload | None:
+def written_tensors(run: Any) -> set[str]:
+    """Names of the GM tensors some instruction of the run writes (outputs, workspaces)."""
+    return {a.name for e in run.trace if e.pipe in ("MTE3", "FIX", "S") for a in e.writes
+            if a.space == "GM"}
+
+
+def reloads(run: Any, idx: list[int], written: set[str] | None = None) -> Reload | None:
     """The repeated GM -> local loads of one core (exact repeats of a tile; partial overlaps
-    are not counted)."""
+    are not counted), of tensors no instruction writes (`written`: a workspace read again
+    holds new data)."""
     trace, occ = run.trace, run.cost.occupied
+    written = written_tensors(run) if written is None else written
     seen: dict[tuple, int] = {}
+    rep: list[int] = []
     n = nbytes = 0
     distinct: set[tuple] = set()
     occupied = 0.0
@@ -154,8 +165,11 @@ def reloads(run: Any, idx: list[int]) -> Reload | None:
         if e.pipe != "MTE2" or not e.reads or e.reads[0].space != "GM" or not e.writes:
             continue
         a = e.reads[0]
+        if a.name in written:
+            continue
         key = (a.addr, a.nbytes, a.count, a.stride, e.writes[0].space)
         if key in seen:
+            rep.append(i)
             b = a.total_bytes
             n += 1
             nbytes += b
@@ -173,7 +187,7 @@ def reloads(run: Any, idx: list[int]) -> Reload | None:
     where = max(by_line.values())[1]
     dbytes = sum(k[1] * k[2] for k in distinct)
     return Reload(trace[idx[0]].core, n, nbytes, dbytes, occupied, where,
-                  max(spaces, key=spaces.get), max(names, key=names.get))
+                  max(spaces, key=spaces.get), max(names, key=names.get), rep)
 
 
 @dataclass
@@ -182,13 +196,16 @@ class RoundTrip:
 
     core: int
     bytes: int
-    occupied: float  # the write-backs' and re-reads' cycles on the core's port
+    occupied: float  # the write-backs' and re-reads' cycles, start to result
     write: int  # trace index of a write (its line)
     read: int  # trace index of a re-read
 
 
 def round_trips(run: Any, idx: list[int]) -> RoundTrip | None:
-    trace, occ = run.trace, run.cost.occupied
+    """GM bytes the core wrote before a sync_all and reads back after it (only its own bytes
+    of each read count); `occupied` is the write-backs' and re-reads' time from start to result
+    (latency included: the sync_all waits for the write, the compute for the read)."""
+    trace, start, end = run.trace, run.cost.start, run.cost.end
     writes: list[tuple[int, int, int, int]] = []  # (start, end, trace index, phase)
     phase = 0
     nbytes = 0
@@ -210,10 +227,10 @@ def round_trips(run: Any, idx: list[int]) -> RoundTrip | None:
                     both = min(hi, a.end) - max(lo, a.addr)  # the core's own bytes
                     part = both / max(1, a.end - a.addr)
                     nbytes += both
-                    occupied += occ[i] * part
+                    occupied += (end[i] - start[i]) * part
                     if w not in used:
                         used.add(w)
-                        occupied += occ[w]
+                        occupied += end[w] - start[w]
                     if first_r < 0:
                         first_w, first_r = w, i
     if not nbytes:
@@ -268,12 +285,37 @@ def vector_gaps(run: Any, idx: list[int]) -> VectorGaps:
     return g
 
 
-def overlap_bound(run: Any, core: int) -> tuple[float, str]:
-    """(cycles, pipe): the core's busiest pipe (MTE2+MTE3+FIX as one GM port)."""
+def port_busy(run: Any, idx: list[int], only: set[int] | None = None,
+              skip: set[int] | None = None) -> float:
+    """Cycles the core's GM port was busy: the union of its GM transfers' occupancy (MTE2
+    reads, MTE3 and FIX writes overlap in time when their non-GM parts do)."""
+    trace, start, occ = run.trace, run.cost.start, run.cost.occupied
+    if only is not None:
+        idx = [i for i in idx if i in only]
+    if skip:
+        idx = [i for i in idx if i not in skip]
+    spans = sorted((start[i], start[i] + occ[i]) for i in idx
+                   if trace[i].pipe in ("MTE2", "MTE3", "FIX") and occ[i]
+                   and (any(a.space == "GM" for a in trace[i].reads)
+                        or any(a.space == "GM" for a in trace[i].writes)))
+    total = 0.0
+    lo = hi = -1.0
+    for a, b in spans:
+        if a > hi:
+            total += hi - lo
+            lo, hi = a, b
+        elif b > hi:
+            hi = b
+    return total + (hi - lo)
+
+
+def overlap_bound(run: Any, core: int, idx: list[int] | None = None) -> tuple[float, str]:
+    """(cycles, pipe): the core's busiest pipe, its GM port (MTE2, MTE3, FIX transfers as one
+    port, port_busy) standing for those pipes when `idx`, its trace indices, is given."""
     busy = dict(run.cost.per_core_busy.get(core, {}))
-    port = sum(busy.pop(p, 0.0) for p in ("MTE2", "MTE3", "FIX"))
+    gm = sum(busy.pop(p, 0.0) for p in ("MTE2", "MTE3", "FIX"))
     busy.pop("S", None)
-    busy["GM port"] = port
+    busy["GM port"] = port_busy(run, idx) if idx is not None else gm
     pipe = max(busy, key=busy.get)
     return float(busy[pipe]), pipe
 
@@ -285,5 +327,5 @@ def critical_core(run: Any) -> int:
 
 
 __all__ = ["Level", "Reload", "RoundTrip", "VectorGaps", "buffer_levels", "core_events",
-           "critical_core", "overlap_bound", "reloads", "round_trips", "route_of",
-           "vector_gaps"]
+           "critical_core", "overlap_bound", "port_busy", "reloads", "round_trips", "route_of",
+           "vector_gaps", "written_tensors"]

@@ -61,14 +61,16 @@ def test_measured_advice_reduces_cycles_as_predicted(battery, name):
 @pytest.mark.parametrize("name", list(K.FIXES))
 def test_hypothesis_is_labelled_and_its_fix_helps(battery, name):
     """Findings no launcher keyword can express are hypotheses; the fix they describe (a
-    rewritten kernel) reduces the cycles, by no more than the estimate (an upper bound)."""
+    rewritten kernel) reduces the cycles; the estimate is positive and at most the gain x 1.5
+    (issue 23's criterion; it bounds the stall the finding names, and a rewrite may move a
+    few more cycles)."""
     run, prof = battery[name]
     top = prof.advice[0]
     assert not top.measured and "hypothesis" in top.label
     launcher = K.BATTERY[name][0]
     fixed = launcher(**K.FIXES[name])
     gain = run.cycles - fixed.cycles
-    assert 0 < gain <= top.gain, (gain, top.gain)
+    assert 0 < gain and 0 < top.gain <= 1.5 * gain, (gain, top.gain)
 
 
 def test_memory_bound_kernel_gets_no_tiling_advice(battery):

@@ -30,6 +30,10 @@ from .rules import PARAMETER_RULES
 # diagnoses: true of the run but no change with a gain the model can show
 DIAGNOSES = ("memory-bound", "launch-overhead")
 
+# findings that name the cause of what the generic sync-stall rule sees
+_EXPLAINS_STALLS = frozenset({"single-buffer", "serial-reduction", "mix-balance",
+                              "gm-round-trip"})
+
 # ties (equal gain) go in this order
 _PRIORITY = {"deadlock": 0, "memory-bound": 1, "single-buffer": 2, "reuse": 3,
              "gm-round-trip": 4, "serial-reduction": 5, "mix-balance": 6, "scalar-bound": 7,
@@ -43,6 +47,9 @@ def advise(run: Any, launcher: Callable[..., Any] | None = None,
     gain <= 0 come last."""
     sh = shape if shape is not None else run_shape(run)
     out = [a for rule in PARAMETER_RULES for a in rule(run, sh)] + detect(run)
+    if any(a.kind in _EXPLAINS_STALLS and a.gain > 0 for a in out):
+        # the generic "flags hand the work from pipe to pipe" names no cause; these do
+        out = [a for a in out if a.kind != "sync-stall"]
     if launcher is not None:
         out = [measure(a, run, launcher, config or {}) for a in out]
     return sorted(out, key=lambda a: (-a.gain, _PRIORITY.get(a.kind, 13)))

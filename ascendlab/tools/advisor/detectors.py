@@ -3,7 +3,8 @@ the schedule (analysis/patterns.py) of the core that finishes last (the critical
 
 Every estimate is an upper bound from the model, never a re-run: removing a pipe's idle time or
 a transfer's port time can save at most that time, and never more than the core's *slack*, its
-span minus its busiest pipe (MTE2, MTE3 and FIX counted together as the core's GM port). A
+span minus its busiest pipe (MTE2, MTE3 and FIX counted together as the core's GM port: the
+union of its GM transfers in time). A
 detector with nothing to say returns no finding; one whose bound is <= 0 returns it with gain 0
 (the profile lists it under "checked, no gain").
 """
@@ -17,8 +18,9 @@ from ..hotlines import source_line
 from .model import Advice
 
 _FIX = {
-    "GM->UB": "give the input TQue(s) two slots: pipe.init_buffer(que, 2, len)",
-    "UB->GM": "give the output TQue two slots: pipe.init_buffer(que, 2, len)",
+    "GM->UB": "two UB buffers per input (TQue: pipe.init_buffer(que, 2, len); static "
+              "tensors: ping-pong halves with alternating event ids)",
+    "UB->GM": "two UB buffers for the output (a TQue with 2 slots, or ping-pong halves)",
     "GM->L1": "two L1 slots (A1/B1) used alternately with ping-pong event ids",
     "L1->L0A": "two L0A slots, alternated per K step",
     "L1->L0B": "two L0B slots, alternated per K step",
@@ -37,9 +39,9 @@ class Context:
         self.core = P.critical_core(run)
         self.idx = self.cores.get(self.core, [])
         self.span = float(run.cost.core_cycles.get(self.core, run.cost.cycles))
-        self.bound, self.pipe = P.overlap_bound(run, self.core)
+        self.bound, self.pipe = P.overlap_bound(run, self.core, self.idx)
         busy = run.cost.per_core_busy.get(self.core, {})
-        self.port = float(sum(busy.get(p, 0.0) for p in ("MTE2", "MTE3", "FIX")))
+        self.port = P.port_busy(run, self.idx)
         self.others = max((float(v) for p, v in busy.items()
                            if p not in ("MTE2", "MTE3", "FIX", "S")), default=0.0)
         self.levels = P.buffer_levels(run, self.idx)
@@ -67,6 +69,7 @@ def single_buffering(c: Context) -> list[Advice]:
              f"{lv.wait:,.0f} cycles for it to free; first at {c.where(lv.first)})"
              for lv in single]
     fixes = "; ".join(_FIX.get(lv.route, f"two buffers for {lv.route}") for lv in single)
+    waited = sum(lv.wait for lv in single)
     return [Advice("single-buffer",
                    "single buffering at " + ", ".join(lv.route for lv in single)
                    + ": each tile's load, compute and store wait for each other",
@@ -74,13 +77,19 @@ def single_buffering(c: Context) -> list[Advice]:
                    f"the core would take {c.bound:,.0f} cycles ({c.pipe} busy) instead of "
                    f"{c.span:,.0f}",
                    f"double-buffer every level: {fixes}", change={"buffers": 2},
-                   gain=c.slack)]
+                   gain=min(c.slack, waited))]
 
 
 def reuse(c: Context) -> list[Advice]:
     rl = P.reloads(c.run, c.idx)
     if rl is None or rl.bytes < 0.05 * _loaded(c):
         return []
+    # the reloads are mostly L2 hits, on a port of their own: without them the core still
+    # needs its other GM transfers (and its busiest other pipe)
+    again = set(rl.indices)
+    time = P.port_busy(c.run, c.idx, only=again)
+    rest = max(P.port_busy(c.run, c.idx, skip=again), c.others)
+    gain = max(0.0, min(time, c.span - rest))
     cap = c.run.chip.ub_bytes if rl.space == "UB" else getattr(c.run.chip, "l1_bytes", 0)
     fits = (f"; the reloaded tiles are {rl.distinct:,} B distinct, "
             + (f"{rl.distinct / cap:.0%} of {rl.space} ({cap:,} B)" if cap else rl.space))
@@ -88,12 +97,12 @@ def reuse(c: Context) -> list[Advice]:
                    f"the same GM bytes loaded again: {rl.bytes:,} B of {rl.tensor!r} re-read "
                    f"into {rl.space} by the same core",
                    f"core {c.core} repeats {rl.transfers:,} loads it made before "
-                   f"({rl.occupied:,.0f} cycles of its GM port{fits}); most at "
+                   f"({time:,.0f} cycles of transfers{fits}); without them its other work "
+                   f"needs {rest:,.0f} of its {c.span:,.0f} cycles; most at "
                    f"{c.where(rl.where)}",
                    f"keep the reused data in {rl.space} instead of loading it again: load it "
                    "once per core and keep it across the iterations (or phases) that use it, "
-                   "or order the loop so consecutive iterations share it",
-                   gain=c.without_port(rl.occupied))]
+                   "or order the loop so consecutive iterations share it", gain=gain)]
 
 
 def _loaded(c: Context) -> float:
@@ -109,10 +118,10 @@ def round_trip(c: Context) -> list[Advice]:
                    f"GM round trip: core {c.core} writes {rt.bytes:,} B to GM and reads them "
                    "back itself after a sync_all",
                    f"written at {c.where(rt.write)}, read back at {c.where(rt.read)}: "
-                   f"{rt.occupied:,.0f} cycles of the core's GM port",
+                   f"{rt.occupied:,.0f} cycles from the transfers' start to their results",
                    "keep what the core itself reads back in UB (or L1) across the sync_all; "
                    "only what other cores read needs to go through GM",
-                   gain=c.without_port(rt.occupied))]
+                   gain=max(0.0, min(rt.occupied, c.span - c.others)))]
 
 
 def reductions(c: Context) -> list[Advice]:
@@ -165,28 +174,28 @@ def mix_balance(c: Context) -> list[Advice]:
     vw = max(vec, key=waited.get)
     busy = run.cost.per_core_busy
     vbusy = sorted(float(busy.get(k, {}).get("V", 0.0)) for k in vec)
-    out = []
-    if waited[cw] > 0.1 * span:
-        bound, _pipe = P.overlap_bound(run, cw)
-        out.append(Advice(
-            "mix-balance", f"cube idle waiting for its vector clients: core {cw} waits "
-            f"{waited[cw]:,.0f} of {span:,.0f} cycles on cross-core flags",
-            f"vector cores busy {vbusy[0]:,.0f}-{vbusy[-1]:,.0f} V cycles each; the cube "
-            f"core's own work needs {bound:,.0f}",
-            "give the cube fewer, larger hand-offs: one busy vector client per cube core with "
-            "more rows each (or fewer vector steps per cube step), so the cube never waits "
-            "for a half-used vector core", gain=max(0.0, min(waited[cw], span - bound))))
-    if waited[vw] > 0.25 * span or (vbusy[-1] and vbusy[0] < 0.5 * vbusy[-1]):
-        bound, _pipe = P.overlap_bound(run, vw)
-        out.append(Advice(
-            "mix-balance", f"vector cores idle: core {vw} waits {waited[vw]:,.0f} of "
-            f"{span:,.0f} cycles for the cube; V busy ranges {vbusy[0]:,.0f}-"
-            f"{vbusy[-1]:,.0f} cycles over the vector cores",
-            f"{len(vec)} vector cores, {len(cube)} cube cores",
-            "balance the vector cores: give every vector client the same number of rows, "
-            "and enough rows per hand-off that its work hides the cube's",
-            gain=max(0.0, min(waited[vw], span - bound))))
-    return out
+    cube_own, _p = P.overlap_bound(run, cw, c.cores[cw])
+    vec_own = max(P.overlap_bound(run, k, c.cores[k])[0] for k in vec)
+    uneven = vbusy[-1] > 0 and vbusy[0] < 0.5 * vbusy[-1]
+    if waited[cw] < 0.1 * span and waited[vw] < 0.25 * span and not uneven:
+        return []
+    # if the two sides overlapped, the group would take its busier side's own work
+    gain = max(0.0, min(max(waited[cw], waited[vw]), span - max(cube_own, vec_own)))
+    sides = []
+    if waited[cw] >= 0.1 * span:
+        sides.append(f"cube core {cw} waits {waited[cw]:,.0f} cycles for its vector clients")
+    if waited[vw] >= 0.25 * span:
+        sides.append(f"vector core {vw} waits {waited[vw]:,.0f} for the cube")
+    if uneven:
+        sides.append(f"the vector cores' V busy ranges {vbusy[0]:,.0f}-{vbusy[-1]:,.0f} cycles")
+    return [Advice(
+        "mix-balance", "MIX imbalance: " + "; ".join(sides) + f" (of {span:,.0f})",
+        f"{len(cube)} cube and {len(vec)} vector cores; their own work needs {cube_own:,.0f} "
+        f"(cube core {cw}) and up to {vec_own:,.0f} (a vector core) cycles: the sides take "
+        "turns on cross-core flags instead of overlapping",
+        "hand the cube fewer, larger blocks and keep both sides busy: one busy vector client "
+        "per cube core with more rows per hand-off (or two clients with equal shares), so the "
+        "cube's next block is ready while the vector core works on the last", gain=gain)]
 
 
 def one_iteration(c: Context) -> list[Advice]:
