@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...analysis import patterns as P
 from ...analysis.critical_path import analyze
 from .model import _MEM, SMALL_TRANSFER, Advice, Shape, _top_line
 
@@ -72,7 +73,28 @@ def _scalar_bound(run: Any, sh: Shape) -> list[Advice]:
                    f"{s:,.0f} cycles of get_value/set_value and bookkeeping on the scalar "
                    f"unit{where}",
                    "replace per-element scalar access with vector instructions (duplicate, "
-                   "muls, compare/select) on whole tiles", gain=0.8 * s)]
+                   "muls, compare/select) on whole tiles", gain=min(0.8 * s, _replaced(run)))]
+
+
+def _replaced(run: Any) -> float:
+    """What replacing the critical core's scalar UB accesses saves at most: their cycles, less
+    one vector instruction (setup + latency) per run of consecutive accesses."""
+    from ...analysis.cost import COST
+
+    core = P.critical_core(run)
+    occ = run.cost.occupied
+    total = 0.0
+    runs = 0
+    inside = False
+    for i in P.core_events(run).get(core, []):
+        e = run.trace[i]
+        if e.pipe == "S" and any(a.space == "UB" for a in e.reads + e.writes):
+            total += occ[i]
+            runs += not inside
+            inside = True
+        elif e.pipe == "V" or e.pipe.startswith("MTE"):
+            inside = False
+    return max(0.0, total - runs * (COST.vector_setup + COST.vector_latency))
 
 
 def _sync_stall(run: Any, sh: Shape) -> list[Advice]:
