@@ -200,9 +200,12 @@ def mix_balance(c: Context) -> list[Advice]:
 
 def one_iteration(c: Context) -> list[Advice]:
     """Tiles so large that most cores load their data in one go: nothing to overlap."""
+    mine = [lv.fills for lv in c.levels.values() if lv.route.startswith("GM->")]
+    if not mine or max(mine) > 1 or c.slack <= 0:
+        return []  # the critical core iterates: smaller tiles would not shorten it
     singles = total = 0
-    for idx in c.cores.values():
-        levels = P.buffer_levels(c.run, idx)
+    for core, idx in c.cores.items():
+        levels = c.levels if core == c.core else P.buffer_levels(c.run, idx)
         fills = [lv.fills for lv in levels.values() if lv.route.startswith("GM->")]
         if not fills:
             continue
