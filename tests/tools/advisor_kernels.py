@@ -11,6 +11,10 @@ pattern a learner found by hand (issue 23) and a keyword that applies the change
                 folded=True sums every row of a tile with one whole_reduce_sum (the fix)
   two_phase     vector: y = 2x to a GM workspace, sync_all, z = y + 1 read back from it;
                 on_chip=True keeps y in UB across the sync_all (the fix)
+  scores        MIX: the cube computes 16 x 128 score blocks for each vector core (adv.Matmul),
+                the vector core exponentiates them; the sides take turns on every hand-off;
+                bk=512 hands the cube one block per query block (the fix: fewer, larger
+                hand-offs)
 
 Every launcher takes keywords only and returns the Run; sizes keep each launch well under a
 second.
@@ -272,6 +276,80 @@ def launch_two_phase(*, on_chip: bool = False, cores: int = 48, block: int = 163
     return run
 
 
+# ---- MIX: the cube computes score blocks, the vector cores post-process them -----------------
+def _tiling(bm: int, bn: int, bk: int):
+    return asc.adv.TCubeTiling(used_core_num=1, m=bm, n=bn, k_a=bk, k_b=bk, single_core_m=bm,
+                               single_core_n=bn, single_core_k=bk, base_m=bm, base_n=bn,
+                               base_k=bk, depth_a1=1, depth_b1=1, step_m=1, step_n=1,
+                               is_bias=0, db_l0a=1, db_l0b=1)
+
+
+@asc.jit
+def scores(q: asc.GlobalAddress, k_t: asc.GlobalAddress, o: asc.GlobalAddress,
+           ws: asc.GlobalAddress, s_q: int, s_k: int, d: int, workers: int, step: int,
+           t1: asc.adv.TCubeTiling, bq: asc.ConstExpr[int], bk: asc.ConstExpr[int]):
+    """o = exp(q @ k_t / 8) in float16, by blocks of bq query rows x bk keys: the group's
+    cube core computes each block into this vector core's UB (asc.adv.Matmul), the vector core
+    scales, exponentiates and stores it. Vector core `me` takes query blocks me, me + step, ...
+    while me < workers (step = 2 * groups; workers < step leaves the second core of each group
+    idle)."""
+    me = asc.get_block_idx()
+    qg = asc.GlobalTensor()
+    kg = asc.GlobalTensor()
+    og = asc.GlobalTensor()
+    qg.set_global_buffer(q)
+    kg.set_global_buffer(k_t)
+    og.set_global_buffer(o)
+    pipe = asc.TPipe()
+    f16 = asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, asc.float16)
+    ub32 = asc.adv.MatmulType(asc.TPosition.VECCALC, asc.CubeFormat.ND, asc.float32)
+    mm = asc.adv.Matmul(a=f16, b=f16, c=ub32)
+    asc.adv.register_matmul(pipe, ws, mm, t1)
+    mm.set_org_shape(s_q, s_k, d)
+    work = asc.TBuf(asc.TPosition.VECCALC)
+    pipe.init_buffer(work, bq * bk * 6)
+    s = work.get_with_offset(bq * bk, 0, asc.float32)
+    h = work.get_with_offset(bq * bk, bq * bk * 4, asc.float16)
+    if me < workers:
+        for qb in range(me, s_q // bq, step):
+            for k0 in range(0, s_k, bk):
+                mm.set_tensor_a(qg[qb * bq * d:])
+                mm.set_tensor_b(kg[k0:])
+                mm.set_tail(bq, bk, d)
+                with mm.iterate() as _:
+                    mm.get_tensor_c(s)
+                mm.end()
+                asc.muls(s, s, 0.125, bq * bk)
+                asc.exp(s, s, bq * bk)
+                asc.cast(h, s, asc.RoundMode.CAST_RINT, bq * bk)
+                asc.set_flag(E.V_MTE3, 0)
+                asc.wait_flag(E.V_MTE3, 0)
+                asc.data_copy_pad(og[qb * bq * s_k + k0:], h,
+                                  asc.DataCopyExtParams(bq, bk * 2, 0, (s_k - bk) * 2, 0))
+                asc.set_flag(E.MTE3_V, 0)
+                asc.wait_flag(E.MTE3_V, 0)
+
+
+def launch_scores(*, clients: int = 2, cores: int = 4, s_q: int = 256, s_k: int = 512,
+                  d: int = 64, bk: int = 128):
+    """scores on `cores` MIX groups (block_num: one cube and two vector cores each), key
+    blocks of bk; clients=2: both vector cores of a group take 16-row blocks; clients=1: one
+    vector core per group takes 32-row blocks (the other stays idle)."""
+    groups = cores
+    bq = 32 // clients
+    rng = np.random.default_rng(0)
+    q = rng.uniform(-1, 1, (s_q, d)).astype(F16)
+    k_t = rng.uniform(-1, 1, (d, s_k)).astype(F16)
+    o = np.zeros((s_q, s_k), F16)
+    ws = np.zeros(2 * groups * bq * bk * 4, np.uint8)
+    workers = 2 * groups if clients == 2 else groups
+    run = ascendlab.launch(scores, groups, q, k_t, o, ws, s_q, s_k, d, workers, workers,
+                           _tiling(bq, bk, d), bq, bk)
+    ref = np.exp(q.astype(np.float32) @ k_t.astype(np.float32) / 8)
+    np.testing.assert_allclose(run.outputs["o"].astype(np.float32), ref, rtol=2e-2, atol=2e-2)
+    return run
+
+
 # name -> (launcher, configuration, the kind the advisor's top finding must have,
 #          the configuration that applies the fix)
 BATTERY = {
@@ -280,4 +358,5 @@ BATTERY = {
                    {"buffers": 2, "m": 1536, "k": 256, "keep_b": True}),
     "row-reductions": (launch_sums, {}, "serial-reduction", {"folded": True}),
     "gm-round-trip": (launch_two_phase, {}, "gm-round-trip", {"on_chip": True}),
+    "mix-handoffs": (launch_scores, {"cores": 4}, "mix-balance", {"cores": 4, "bk": 512}),
 }

@@ -193,9 +193,9 @@ def mix_balance(c: Context) -> list[Advice]:
         f"{len(cube)} cube and {len(vec)} vector cores; their own work needs {cube_own:,.0f} "
         f"(cube core {cw}) and up to {vec_own:,.0f} (a vector core) cycles: the sides take "
         "turns on cross-core flags instead of overlapping",
-        "hand the cube fewer, larger blocks and keep both sides busy: one busy vector client "
-        "per cube core with more rows per hand-off (or two clients with equal shares), so the "
-        "cube's next block is ready while the vector core works on the last", gain=gain)]
+        "hand the cube fewer, larger blocks: more keys or rows per Matmul iterate (or per "
+        "cross-core flag), so each hand-off carries more work and the sides wait less often; "
+        "give every vector client an equal share", gain=gain)]
 
 
 def one_iteration(c: Context) -> list[Advice]:
