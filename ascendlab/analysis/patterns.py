@@ -93,6 +93,7 @@ def buffer_levels(run: Any, idx: list[int]) -> dict[str, Level]:
             held = start[i] - max(issue[i], free.get(e.pipe, 0.0))
             if held > 0:
                 pending.setdefault(e.pipe, []).append((s.src, held))
+                free[e.pipe] = start[i]  # the next wait's hold starts here (no double count)
             continue
         if not (e.reads or e.writes):
             continue
