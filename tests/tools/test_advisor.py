@@ -94,3 +94,24 @@ def test_hot_lines_read_a_registered_source_when_the_file_is_gone():
     assert source_line("/tmp/job-456/gone/kernel.py", 2) == "asc.add(z, x, y, n)"
     assert source_line("/tmp/job-456/gone/kernel.py", 3) == ""
     assert source_line("/tmp/job-456/gone/other.py", 1) == ""
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_the_graded_report_shows_source_and_names_each_bound(tmp_path):
+    """The grader's profile: hot lines with the submission's source (its sandbox copy is gone),
+    the tier bound and this run's own bound each named with its meaning, no empty field."""
+    from ..grader.conftest import compose, grade_mini
+
+    r = grade_mini(compose(tmp_path, "honest"))
+    assert r.ok, r
+    prof = r.perf[0].profile
+    rows = prof.splitlines()
+    head = rows.index("hot lines (per core):")
+    assert all(len(line.split("%  ", 1)) == 2 and line.split("%  ", 1)[1].strip()
+               for line in rows[head + 2:head + 5]), rows[head:head + 5]
+    assert prof.count("tier bound") == 1 and prof.count("this run's own bound") == 2
+    assert "the least traffic" in prof and "the roofline of the bytes" in prof
+    assert "x the tier bound of" in str(r)
+    for line in rows:
+        assert not re.fullmatch(r"[a-z][a-z ()'-]*:", line.strip()) or line.strip() in (
+            "advisor:", "hot lines (per core):"), line
