@@ -101,7 +101,9 @@ class Profile:
     def critical_path_lines(self) -> list[str]:
         """The critical path by activity: in total, then per phase when there are several."""
         total = sum(c for _a, c in self.path)
-        out = [f"critical path: {total:,.0f} cycles: " + _acts(dict(self.path))]
+        xcore = sum(ph[3] for ph in self.phases)
+        x = f" (of which {xcore:,.0f} released by other cores' flags)" if xcore >= 0.5 else ""
+        out = [f"critical path: {total:,.0f} cycles: " + _acts(dict(self.path)) + x]
         if len(self.phases) > 1:
             for k, (label, cycles, acts, xcore) in enumerate(self.phases, 1):
                 x = f" (of which {xcore:,.0f} released by other cores' flags)" if xcore else ""

@@ -1,12 +1,13 @@
 """The advisor's trace detectors: findings that name a kernel change, read from the trace and
 the schedule (analysis/patterns.py) of the core that finishes last (the critical core).
 
-Every estimate is an upper bound from the model, never a re-run: removing a pipe's idle time or
-a transfer's port time can save at most that time, and never more than the core's *slack*, its
-span minus its busiest pipe (MTE2, MTE3 and FIX counted together as the core's GM port: the
-union of its GM transfers in time). A
-detector with nothing to say returns no finding; one whose bound is <= 0 returns it with gain 0
-(the profile lists it under "checked, no gain").
+Every estimate is the model's upper bound of the time the finding names, never a re-run:
+removing a pipe's idle time or a transfer's time saves at most that time, and never more than
+the room the core's other work leaves — its *slack*, span minus its busiest pipe (MTE2, MTE3 and
+FIX counted together as the core's GM port: the union of its GM transfers in time). A rewrite
+may move a few cycles more than the named time (docs/profiling.md). A detector with nothing to
+say returns no finding; one whose bound is <= 0 returns it with gain 0 (the profile lists it
+under "checked, no gain").
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ class Context:
         self.span = float(run.cost.core_cycles.get(self.core, run.cost.cycles))
         self.bound, self.pipe = P.overlap_bound(run, self.core, self.idx)
         busy = run.cost.per_core_busy.get(self.core, {})
-        self.port = P.port_busy(run, self.idx)
+        # the busiest pipe that is neither a GM transfer pipe nor the scalar unit
         self.others = max((float(v) for p, v in busy.items()
                            if p not in ("MTE2", "MTE3", "FIX", "S")), default=0.0)
         self.levels = P.buffer_levels(run, self.idx)
@@ -49,11 +50,6 @@ class Context:
     @property
     def slack(self) -> float:
         return max(0.0, self.span - self.bound)
-
-    def without_port(self, cycles: float) -> float:
-        """Upper bound of the gain when `cycles` of the core's GM port time disappear."""
-        new = max(self.port - cycles, self.others)
-        return max(0.0, min(cycles, self.span - new))
 
     def where(self, i: int) -> str:
         e = self.run.trace[i]
@@ -145,7 +141,7 @@ def reductions(c: Context) -> list[Advice]:
                    "independent rows pairwise (add of halves) or whole_reduce_sum / repeat "
                    "forms over all rows, then use vector ops (muls, broadcast) on the "
                    "results instead of get_value per row",
-                   gain=max(0.0, min(lost, c.span - c.others if c.pipe == "V" else c.slack)))]
+                   gain=min(lost, c.slack))]
 
 
 def mix_balance(c: Context) -> list[Advice]:
