@@ -134,6 +134,7 @@ def test_tools_read_runs_and_the_cli_helpers_live_with_the_cli():
     """tools/ holds the readers of a Run (profile, advisor, hot lines, autotune, Chrome trace);
     `ascendlab lab` and `ascendlab doctor` live in cli/, beside the command that uses them."""
     tools = {p.stem for p in (PKG / "tools").glob("*.py")} - {"__init__"}
+    tools |= {p.parent.name for p in (PKG / "tools").glob("*/__init__.py")}  # advisor/
     assert tools == {"advisor", "autotune", "chrome_trace", "hotlines", "profile"}, tools
     assert {"lab", "doctor", "main"} <= {p.stem for p in (PKG / "cli").glob("*.py")}
 

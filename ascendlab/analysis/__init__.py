@@ -1,6 +1,7 @@
 """Readers of the trace: the cycle model (cost.py, cost_memory.py, cost_schedule.py), the
-matched sync edges (deps.py), the critical path (critical_path.py) and the sanitizer
-(sanitizer.py, sanitizer_hb.py, sanitizer_findings.py).
+matched sync edges (deps.py), the critical path and its phases (critical_path.py), the
+patterns the advisor's detectors read (patterns.py: buffer levels, reloads, GM round trips,
+vector gaps) and the sanitizer (sanitizer.py, sanitizer_hb.py, sanitizer_findings.py).
 
 They read `ascendlab.runtime.trace` (and `runtime.chips` for the numbers) and nothing else of
 the runtime; the runtime imports none of them, and they import nothing of ascendlab/tools/.

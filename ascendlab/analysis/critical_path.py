@@ -24,17 +24,17 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from .deps import match_syncs
 
 Reason = Literal["start", "issue", "pipe", "flag", "barrier", "sync_all", "xcore", "port"]
 
 _EPS = 1e-6
+_PORT_PIPES = frozenset(("MTE2", "MTE3", "FIX", "MTE1", "V", "M"))  # every pipe but S
 
 
-@dataclass(frozen=True)
-class Stall:
+class Stall(NamedTuple):
     """What held one instruction: the reason, how long beyond its dispatch, and the cause."""
 
     reason: Reason
@@ -55,6 +55,54 @@ class CriticalPath:
 
     def on_path(self, i: int) -> bool:
         return i in self.share
+
+
+@dataclass
+class Phase:
+    """The part of the critical path up to one sync_all (or, for the last, to the end)."""
+
+    until: int  # trace index of the sync_all on the path that ends it (-1: the kernel's end)
+    start: float  # when it began (the release of the previous phase's sync_all, or 0)
+    end: float
+    share: dict[int, float] = field(default_factory=dict)  # path index -> cycles it adds
+    xcore: float = 0.0  # of which: cycles released by another core's flag (MIX hand-offs)
+
+    @property
+    def cycles(self) -> float:
+        return self.end - self.start
+
+
+def phases(run: Any) -> list[Phase]:
+    """The critical path cut at each sync_all it passes through: one Phase per part, in order;
+    their cycles add up to the path's (the kernel's span, less the waves' stacking)."""
+    cp = analyze(run)
+    trace = run.trace
+    out: list[Phase] = []
+    cur = Phase(-1, 0.0, 0.0)
+    prev_all = False  # the previous path instruction was a sync_all (one barrier, two cores)
+    for i in cp.path:
+        sh = cp.share.get(i, 0.0)
+        s = trace[i].sync
+        is_all = s is not None and s.kind == "sync_all"
+        if is_all and prev_all and out:
+            out[-1].share[i] = sh
+            out[-1].until = i
+            out[-1].end += sh
+            cur = Phase(-1, out[-1].end, out[-1].end)
+            continue
+        prev_all = is_all
+        cur.share[i] = sh
+        if cp.stalls[i].reason == "xcore":
+            cur.xcore += sh
+        if is_all:
+            cur.until = i
+            cur.end = cur.start + sum(cur.share.values())
+            out.append(cur)
+            cur = Phase(-1, cur.end, cur.end)
+    cur.end = cur.start + sum(cur.share.values())
+    if cur.share or not out:
+        out.append(cur)
+    return out
 
 
 def analyze(run: Any) -> CriticalPath:
@@ -83,56 +131,77 @@ def _analyze(run: Any, cost: Any) -> CriticalPath:
     last_s: dict[int, int] = {}  # core -> last S-pipe instruction
     stalls: list[Stall] = [Stall("start", 0.0, -1, 0.0, 0.0)] * n
     ports = _ports(trace, start)
+    arrived: dict[int, float] = {}  # sync_all index -> when its core reached it
     for i, e in enumerate(trace):
         core, pipe, s = e.core, e.pipe, e.sync
-        cands: list[tuple[float, Reason, int]] = [(0.0, "start", -1)]
+        # the latest constraint wins (the first of equals, in the order start, issue, pipe,
+        # then the sync edge)
+        ready, reason, cause = 0.0, "start", -1
         key = (core, pipe)
+        prev = last_s.get(core)
         if pipe == "S":
-            prev = last_s.get(core)
-            if prev is not None:
-                cands.append((end[prev], "issue", prev))
+            if prev is not None and end[prev] > ready:
+                ready, reason, cause = end[prev], "issue", prev
         else:
             # dispatch: the S work or dispatch slot just before it in program order
-            prev = last_s.get(core)
-            cands.append((issue[i], "issue", prev if prev is not None else -1))
+            if issue[i] > ready:
+                ready, reason, cause = issue[i], "issue", prev if prev is not None else -1
             p = last_on.get(key)
-            if p is not None:
-                cands.append((start[p] + occ[p], "pipe", p))
+            if p is not None and start[p] + occ[p] > ready:
+                ready, reason, cause = start[p] + occ[p], "pipe", p
         if s is not None:
-            if s.kind == "wait":
-                src = match.set_of.get(i)
-                if src is not None:
-                    at, by = fired[src]
-                    cands.append((at, "flag", by))
-            elif s.kind == "xwait":
-                src = match.xset_of.get(i)
-                if src is not None:
-                    at, by = fired[src]
-                    cands.append((at, "xcore", by))
-            elif s.kind == "barrier":
-                d = done_by.get(key) if s.src != "ALL" else _latest(done_by, core, end)
-                if d is not None:
-                    cands.append((end[d], "barrier", d))
-            elif s.kind == "sync_all":
-                members = all_of.get(i, [i])
-                other = max(members, key=lambda j: issue[j] if j != i else -1.0)
-                if other != i:
-                    cands.append((start[i], "sync_all", other))
-        ready, reason, cause = max(cands, key=lambda c: c[0])
+            at, why, by = _edge(i, s, match, fired, done_by, key, core, end)
+            if by is not None and at > ready:
+                ready, reason, cause = at, why, by
+        if s is not None and s.kind == "sync_all":
+            # the core arrives once every pipe's results are ready (like a barrier on ALL)
+            d = _latest(done_by, core, end)
+            if d is not None and end[d] > ready:
+                ready, reason, cause = end[d], "barrier", d
+            arrived[i] = ready
         released = ready
         if start[i] > ready + _EPS and pipe != "S":
             # ready earlier: its GM (or L2) port was serving another transfer of this core
             j = _occupant(ports.get(core, ([], [])), start[i])
             if j >= 0:
                 reason, cause, released = "port", j, start[i]
-        stalls[i] = Stall(reason, max(0.0, start[i] - issue[i]), cause, released, ready)
+        st = start[i] - issue[i]
+        stalls[i] = Stall(reason, st if st > 0 else 0.0, cause, released, ready)
         last_on[key] = i
         d = done_by.get(key)
         if d is None or end[i] >= end[d]:
             done_by[key] = i
         if pipe == "S":
             last_s[core] = i
+    # a sync_all member waited for the member that arrived last (which keeps its own cause)
+    for group in match.barriers:
+        last = max(group, key=lambda j: arrived.get(j, 0.0))
+        for j in group:
+            if j != last and start[j] > arrived.get(j, 0.0) + _EPS:
+                stalls[j] = Stall("sync_all", stalls[j].cycles, last, start[j], start[j])
     return _walk(stalls, start, end, n)
+
+
+def _edge(i: int, s: Any, match: Any, fired: dict, done_by: dict, key: tuple, core: int,
+          end: list[float]) -> tuple[float, Reason, int | None]:
+    """(when, reason, cause) of instruction i's sync edge (cause None: it adds no constraint;
+    a sync_all's cause is set once every member's arrival is known)."""
+    kind = s.kind
+    if kind == "wait":
+        src = match.set_of.get(i)
+        if src is not None:
+            at, by = fired[src]
+            return at, "flag", by
+    elif kind == "xwait":
+        src = match.xset_of.get(i)
+        if src is not None:
+            at, by = fired[src]
+            return at, "xcore", by
+    elif kind == "barrier":
+        d = done_by.get(key) if s.src != "ALL" else _latest(done_by, core, end)
+        if d is not None:
+            return end[d], "barrier", d
+    return 0.0, "start", None
 
 
 def _fired(trace: list, end: list[float]) -> dict[int, tuple[float, int]]:
@@ -156,7 +225,8 @@ def _ports(trace: list, start: list[float]) -> dict[int, tuple[list[float], list
     """core -> its GM transfers sorted by start time (starts, indices)."""
     per: dict[int, list[tuple[float, int]]] = {}
     for i, e in enumerate(trace):
-        if e.pipe != "S" and any(a.space == "GM" for a in e.reads + e.writes):
+        if e.pipe in _PORT_PIPES and (any(a.space == "GM" for a in e.reads)
+                                      or any(a.space == "GM" for a in e.writes)):
             per.setdefault(e.core, []).append((start[i], i))
     out = {}
     for core, items in per.items():

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..analysis.cost import MODEL_VERSION
 from ..runtime.chips import get_chip
+from ..tools.hotlines import remember_source
 from . import isolation
 from . import rules as _rules
 from .challenge import Challenge, Limits, load_challenge
@@ -244,7 +245,7 @@ def judge_records(ch: Challenge, jobs: list[CaseJob], records: list[Any], secret
     order = {"gold": 0, "silver": 1, "bronze": 2}
     report.tier = max((p.tier for p in report.perf), key=lambda t: order[t], default=None)
     n = len(report.cases)
-    perf = "; ".join(f"{p.chip}: {p.cycles:,} cycles, {p.ratio:.2f}x the roofline -> {p.tier}"
+    perf = "; ".join(f"{p.chip}: {p.cycles:,} cycles, {p.ratio:.2f}x the tier bound -> {p.tier}"
                      for p in report.perf)
     report.message = f"all {n} cases correct. {perf}" if perf else f"all {n} cases correct."
 
@@ -353,6 +354,7 @@ def _write_job(root: str, ch: Challenge, sub: Submission, jobs: list[CaseJob],
                             else Path(sub.name).stem + "_notebook.py")
     with open(sub_path, "w") as f:
         f.write(sub.source)
+    remember_source(sub_path, sub.source)  # the profile's hot lines, once the job dir is gone
     written: dict[str, dict[str, str]] = {}
     cases = []
     for job in jobs:

@@ -6,7 +6,9 @@ as ascendlab.analysis.cost (per-core GM port rate, capped by the HBM bandwidth s
 active cores). A challenge with compute that memory does not bound (a matmul) adds its own term
 (ChallengeSpec.bound, e.g. cube_bound: the cube's fractal steps at the cost model's mmad rate,
 spread over the cube cores); the bound is the larger. Cycles come from the grader's own cost
-model on the replayed trace, never from the submission's process.
+model on the replayed trace, never from the submission's process. The profile names this
+bound "the tier bound" (beside the run's own roofline, "this run's own bound"), and its hot
+lines show the submission's source (registered by the grader: tools.hotlines.remember_source).
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def perf_report(spec: ChallengeSpec, case: Case, chip: str, run: Any,
 
     bound = bound_cycles(spec, case, chip, arrays)
     cycles = int(run.cycles)
-    prof = profile(run)
+    prof = profile(run, tier_bound=bound)
     return PerfReport(chip=chip, case=case.name, cycles=cycles, bound_cycles=bound,
                       ratio=cycles / bound, tier=spec.tiers.tier(cycles, bound),
                       time_us=float(run.time_us), kernel_bound=run.cost.bound,

@@ -153,7 +153,7 @@ class Report:
             out += [_indent(d) for d in failed.details]
         for p in self.perf:
             out += ["", f"performance on {p.chip} ({p.case}): {p.cycles:,} modelled cycles, "
-                        f"{p.ratio:.2f}x the roofline bound of {p.bound_cycles:,} -> {p.tier} "
+                        f"{p.ratio:.2f}x the tier bound of {p.bound_cycles:,} -> {p.tier} "
                         f"({p.kernel_bound}-bound, {p.time_us:.2f} us)"]
             if p.profile:
                 out.append(_indent(p.profile))
@@ -189,7 +189,7 @@ class Report:
                        + e("\n".join(failed.details)) + "</pre>")
         perf = "".join(
             f"<h5>performance on {e(p.chip)}: {p.cycles:,} cycles = {p.ratio:.2f}x the "
-            f"roofline ({p.bound_cycles:,}) &rarr; <b>{e(p.tier)}</b></h5>{p.profile_html}"
+            f"tier bound ({p.bound_cycles:,}) &rarr; <b>{e(p.tier)}</b></h5>{p.profile_html}"
             for p in self.perf)
         outs = "".join(f"<details><summary>{n}</summary><pre>{e(t)}</pre></details>"
                        for n, t in (("stdout", self.stdout), ("stderr", self.stderr))

@@ -14,6 +14,33 @@ from typing import Any
 
 from ..analysis.critical_path import analyze
 
+# Source texts registered by file name, for traces whose files no longer exist where they ran
+# (the grader's sandbox writes the submission to a job directory it removes): basename -> lines.
+# Bounded: the oldest entries go first.
+SOURCES: dict[str, list[str]] = {}
+_MAX_SOURCES = 64
+
+
+def remember_source(path: str, text: str) -> None:
+    """Make `text` the source of file `path` (matched by its base name) for hot lines."""
+    key = path.replace("\\", "/").rsplit("/", 1)[-1]
+    SOURCES.pop(key, None)
+    SOURCES[key] = text.splitlines()
+    while len(SOURCES) > _MAX_SOURCES:
+        SOURCES.pop(next(iter(SOURCES)))
+
+
+def source_line(file: str, line: int) -> str:
+    """Line `line` of `file`, stripped: from the file, else from remember_source ("" when
+    neither has it)."""
+    if not file or line <= 0:
+        return ""
+    text = linecache.getline(file, line).strip()
+    if text:
+        return text
+    lines = SOURCES.get(file.replace("\\", "/").rsplit("/", 1)[-1])
+    return lines[line - 1].strip() if lines and line <= len(lines) else ""
+
 
 @dataclass
 class HotLine:
@@ -49,7 +76,7 @@ def hot_lines(run: Any) -> list[HotLine]:
         key = (e.file, e.line)
         row = rows.get(key)
         if row is None:
-            text = linecache.getline(e.file, e.line).strip() if e.file else ""
+            text = source_line(e.file, e.line)
             row = rows[key] = HotLine(e.file, e.line, text)
         row.instructions += 1
         o = occ[i]

@@ -1,9 +1,12 @@
 """ascendlab.profile(run): the cycle model's numbers as a report, led by the hot source lines.
 
-Sections: hot lines (tools/hotlines.py), the critical path by activity, pipe utilisation, bytes
-per route, the bounds (roofline of this run's own traffic, and of the operator's minimal work
-when `work=` declares it), then the advisor's findings (tools/advisor.py), ranked by modelled
-gain and labelled measured or hypothesis.
+Sections: hot lines (tools/hotlines.py), the critical path by activity (per phase when sync_all
+cuts the kernel into phases), pipe utilisation, bytes per route, the bounds (this run's own
+bound: the roofline of its own traffic and instructions; the tier bound, when the grader gives
+it: the least traffic any correct kernel needs; the operator's minimal work when `work=`
+declares it), then the advisor's findings (tools/advisor/), ranked by modelled gain and
+labelled measured or hypothesis (an upper bound). Findings worth <= 0 cycles are listed apart,
+under "checked, no gain"; "nothing to report" is said only within NOTHING_WITHIN x the bound.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from typing import Any
 from ..runtime.trace import PIPES
 from .advisor import Advice, advise, run_shape
 from .hotlines import HotLine, format_hot_lines
+
+NOTHING_WITHIN = 1.3  # "nothing to report" only when the run is within this factor of its bound
 
 # Runs made by autotune/explore remember their launcher and configuration, so profile(run)
 # can re-run the variants a finding proposes (id(run) -> (weakref to run, launcher, config)).
@@ -83,27 +88,74 @@ class Profile:
     run: Any
     lines: list[HotLine] = field(default_factory=list)
     path: list[tuple[str, float]] = field(default_factory=list)  # activity, path cycles
+    phases: list[tuple[str, float, dict[str, float], float]] = field(default_factory=list)
     rows: list[tuple[str, str]] = field(default_factory=list)  # summary lines
     pipes: list[tuple[str, int, float]] = field(default_factory=list)  # pipe, busy, share
     routes: list[tuple[str, int]] = field(default_factory=list)
     bounds: Bounds | None = None
-    advice: list[Advice] = field(default_factory=list)
+    advice: list[Advice] = field(default_factory=list)  # gain > 0, largest first
+    checked: list[Advice] = field(default_factory=list)  # findings worth <= 0 cycles
+    bound_cycles: float = 0.0  # the bound the advisor's verdict compares with
+    bound_name: str = "this run's own bound"
+
+    def critical_path_lines(self) -> list[str]:
+        """The critical path by activity: in total, then per phase when there are several."""
+        total = sum(c for _a, c in self.path)
+        xcore = sum(ph[3] for ph in self.phases)
+        x = f" (of which {xcore:,.0f} released by other cores' flags)" if xcore >= 0.5 else ""
+        out = [f"critical path: {total:,.0f} cycles: " + _acts(dict(self.path)) + x]
+        if len(self.phases) > 1:
+            for k, (label, cycles, acts, xcore) in enumerate(self.phases, 1):
+                x = f" (of which {xcore:,.0f} released by other cores' flags)" if xcore else ""
+                out.append(f"  phase {k} ({label}): {cycles:,.0f} cycles: {_acts(acts)}{x}")
+        return out
+
+    def advisor_lines(self) -> list[str]:
+        """The advisor's section: findings with a gain, else the verdict against the bound;
+        then the findings checked that have no gain."""
+        out: list[str] = []
+        if self.advice:
+            out.append("advisor:")
+        else:
+            out.append("advisor: " + self.verdict())
+        for a in self.advice:
+            out += [f"  - {a.title}", f"      evidence: {a.evidence}", f"      fix: {a.fix}",
+                    f"      effect: {a.label}" + (f" ({a.note})" if a.note else "")]
+        if self.checked:
+            out.append("  checked, no gain: " + "; ".join(
+                f"{a.title}" + (f" ({a.note})" if a.note else "") for a in self.checked))
+        return out
+
+    def verdict(self) -> str:
+        """What the advisor says when no finding has a gain."""
+        cycles = self.run.cost.cycles
+        ratio = cycles / self.bound_cycles if self.bound_cycles else 0.0
+        vs = f"{ratio:.2f}x {self.bound_name} ({self.bound_cycles:,.0f} cycles)"
+        if ratio <= NOTHING_WITHIN:
+            return f"nothing to report: the run takes {vs}, within {NOTHING_WITHIN}x"
+        mem = next((a for a in self.checked if a.kind == "memory-bound"), None)
+        if mem is not None:
+            return (f"no change with a modelled gain: {mem.title} (at the sustained "
+                    f"bandwidth), so only moving fewer bytes helps; the run takes {vs}")
+        top = max(self.path, key=lambda kv: kv[1], default=("", 0.0))
+        line = next((r for r in self.lines if r.path_cycles), None)
+        where = f"; start from its hottest line, {line.where}" + (
+            f" `{line.text}`" if line.text else "") if line else ""
+        return (f"no finding with a modelled gain, yet the run takes {vs}: its critical path "
+                f"is {top[1] / max(cycles, 1):.0%} {top[0]}{where}")
 
     def __str__(self) -> str:
         out = [f"profile: {self.run.kernel} on {self.run.chip.name}", "hot lines (per core):",
                format_hot_lines(self.lines)]
         if self.path:
-            out.append("critical path: " + ", ".join(f"{a} {c:,.0f}" for a, c in self.path))
+            out += self.critical_path_lines()
         out += [f"  {k:<22} {v}" for k, v in self.rows]
         out.append("  pipe    busy cycles   utilization")
         out += [f"  {p:<6} {b:>12,}   {u:6.1%}" for p, b, u in self.pipes]
         if self.routes:
             out.append("  bytes moved")
             out += [f"  {r:<10} {b:>14,} B" for r, b in self.routes]
-        out.append("advisor:" if self.advice else "advisor: nothing to report")
-        for a in self.advice:
-            out += [f"  - {a.title}", f"      evidence: {a.evidence}", f"      fix: {a.fix}",
-                    f"      effect: {a.label}" + (f" ({a.note})" if a.note else "")]
+        out += self.advisor_lines()
         return "\n".join(out)
 
     def _repr_html_(self) -> str:
@@ -127,25 +179,32 @@ class Profile:
             f"<li><b>{esc(a.title)}</b><br><small>evidence: {esc(a.evidence)}<br>fix: "
             f"{esc(a.fix)}<br>effect: {esc(a.label)}{esc(' (' + a.note + ')' if a.note else '')}"
             "</small></li>" for a in self.advice)
+        checked = "".join(f"<li><small>checked, no gain: {esc(a.title)}</small></li>"
+                          for a in self.checked)
+        path = "<br>".join(esc(x) for x in self.critical_path_lines()) if self.path else ""
         return (f"<div class='ascendlab-profile'><h4>profile: {esc(self.run.kernel)} on "
                 f"{esc(self.run.chip.name)}</h4><h5>hot lines (cycles per core)</h5>"
                 "<table><tr><th>line</th><th>instr</th><th>busy</th><th>fixed</th>"
                 f"<th>throughput</th><th colspan=2>critical path</th><th>source</th></tr>{lines}"
-                f"</table><table>{rows}</table>"
+                f"</table><p>{path}</p><table>{rows}</table>"
                 f"<table><tr><th>pipe</th><th>busy cycles</th><th></th><th>utilization</th>"
                 f"</tr>{pipes}</table>"
-                f"<h5>advisor</h5><ul>{advice or '<li>nothing to report</li>'}</ul></div>")
+                f"<h5>advisor</h5><ul>{advice or '<li>' + esc(self.verdict()) + '</li>'}"
+                f"{checked}</ul></div>")
 
 
 def profile(run: Any, *, launcher: Callable[..., Any] | None = None,
             config: dict[str, Any] | None = None,
-            work: dict[str, float] | None = None) -> Profile:
+            work: dict[str, float] | None = None,
+            tier_bound: float | None = None) -> Profile:
     """The modelled performance of `run` with the advisor's findings.
 
     launcher/config: the function that launched the run and its keyword values; findings that
     propose a change are then re-run and report measured cycles (runs from ascendlab.autotune
     and viz.explore carry theirs). work: the operator's minimal {"bytes", "flops"} (and "unit":
-    "vector" or "cube"), so that versions of one operator compare on one bound.
+    "vector" or "cube"), so that versions of one operator compare on one bound. tier_bound: the
+    challenge's bound (the grader passes it): shown as the "tier bound" and the one the
+    advisor's "nothing to report" compares with.
     """
     if launcher is None:
         launcher, remembered = _origin(run)
@@ -161,6 +220,7 @@ def profile(run: Any, *, launcher: Callable[..., Any] | None = None,
     shape = run_shape(run)  # hot lines, critical path by activity: computed once
     p.lines = shape.lines
     p.path = sorted(shape.path.items(), key=lambda kv: -kv[1])
+    p.phases = list(shape.phases)
     ridge = (f"vector ridge {b.vector_ridge:.1f} FLOP/B for {b.vector_dtype}"
              if b.vector_dtype else f"cube ridge {b.cube_ridge:.0f} FLOP/B (fp16)")
     p.rows = [
@@ -168,12 +228,16 @@ def profile(run: Any, *, launcher: Callable[..., Any] | None = None,
         ("modelled cycles", f"{cost.cycles:,}"),
         ("modelled time", f"{cost.time_us:.2f} us ({cost.cycles / chip.clock_mhz:.2f} us kernel "
                           f"+ {cost.launch_overhead_us:.1f} us launch)"),
-        ("roofline bound", f"{cost.bound_cycles:,} cycles ({cost.bound}-bound, from this run's "
-                           "own traffic and instructions)"),
-        ("efficiency", f"{cost.efficiency:.1%} of that roofline"),
+        ("this run's own bound", f"{cost.bound_cycles:,} cycles ({cost.bound}-bound): the "
+                                 "roofline of the bytes and instructions this run issued"),
+        ("efficiency", f"{cost.efficiency:.1%} of this run's own bound"),
         ("GM traffic", f"{cost.gm_bytes:,} B at {bw:.1f} GB/s (HBM {chip.hbm_gbps:.0f} GB/s)"),
         ("operations", f"{cost.flops:,} FLOP, {ai:.2f} FLOP/B ({ridge})"),
     ]
+    if tier_bound is not None:
+        p.rows.insert(4, ("tier bound", f"{tier_bound:,.0f} cycles: the least traffic (and "
+                                        "cube work) any correct kernel needs on all the cores "
+                                        "the rules allow; tiers are ratios to it"))
     if b.work_cycles is not None:
         p.rows.append(("work bound", f"{b.work_cycles:,.0f} cycles for the declared work: "
                                      f"{b.work_efficiency:.1%} efficiency"))
@@ -181,8 +245,20 @@ def profile(run: Any, *, launcher: Callable[..., Any] | None = None,
     p.pipes = [(pipe, cost.pipe_busy.get(pipe, 0), cost.utilization(pipe)) for pipe in PIPES
                if cost.pipe_busy.get(pipe, 0)]
     p.routes = sorted(cost.bytes_moved.items(), key=lambda kv: -kv[1])
-    p.advice = advise(run, launcher, config, shape)
+    found = advise(run, launcher, config, shape)
+    p.advice = [a for a in found if a.gain > 0]
+    p.checked = [a for a in found if a.gain <= 0]
+    if tier_bound is not None:
+        p.bound_cycles, p.bound_name = float(tier_bound), "the tier bound"
+    else:
+        p.bound_cycles = float(cost.bound_cycles)
     return p
 
 
-__all__ = ["Advice", "Bounds", "Profile", "bounds", "profile", "remember_launch"]
+def _acts(acts: dict[str, float]) -> str:
+    items = sorted(((a, c) for a, c in acts.items() if c >= 0.5), key=lambda kv: -kv[1])
+    return ", ".join(f"{a} {c:,.0f}" for a, c in items) or "nothing"
+
+
+__all__ = ["NOTHING_WITHIN", "Advice", "Bounds", "Profile", "bounds", "profile",
+           "remember_launch"]

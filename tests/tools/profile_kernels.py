@@ -202,7 +202,9 @@ BATTERY = {
     "memory-bound": (launch_vadd, {"tile": 4096, "buffers": 2, "cores": CORES,
                                    "block": 32768}, "memory-bound"),
     "vector-fixed-cost": (launch_rows, {"rows": 1}, "vector-fixed-cost"),
-    "sync-stall": (launch_flags, {"tile": 2048}, "sync-stall"),
+    # one static buffer per tensor, flags set and waited at once: single buffering, the cause
+    # the generic sync-stall rule would only describe
+    "flags-single-buffer": (launch_flags, {"tile": 2048}, "single-buffer"),
     "single-buffer": (launch_vadd, {"tile": 2048, "buffers": 1, "block": 16384},
                       "single-buffer"),
     "tile-too-small": (launch_vadd, {"tile": 256, "buffers": 2, "block": 8192},
@@ -214,6 +216,6 @@ BATTERY = {
 
 # bottleneck -> the configuration that applies the advisor's (hypothesis) fix
 FIXES = {
-    "sync-stall": {"tile": 2048, "pingpong": True},
+    "flags-single-buffer": {"tile": 2048, "pingpong": True},
     "scalar-bound": {"tile": 64, "vector": True},
 }

@@ -36,6 +36,9 @@ def battery():
 def test_top_finding_names_the_bottleneck(battery, name):
     run, prof = battery[name]
     want = K.BATTERY[name][2]
+    if want == "memory-bound":  # a diagnosis with no gain: listed under "checked, no gain"
+        assert prof.checked and prof.checked[0].kind == want, prof.checked
+        return
     assert prof.advice, f"{name}: no finding at all"
     assert prof.advice[0].kind == want, [(a.kind, a.gain) for a in prof.advice]
 
@@ -58,20 +61,36 @@ def test_measured_advice_reduces_cycles_as_predicted(battery, name):
 @pytest.mark.parametrize("name", list(K.FIXES))
 def test_hypothesis_is_labelled_and_its_fix_helps(battery, name):
     """Findings no launcher keyword can express are hypotheses; the fix they describe (a
-    rewritten kernel) reduces the cycles, by no more than the estimate (an upper bound)."""
+    rewritten kernel) reduces the cycles; the estimate is positive and at most the gain x 1.5
+    (issue 23's criterion; it bounds the stall the finding names, and a rewrite may move a
+    few more cycles)."""
     run, prof = battery[name]
     top = prof.advice[0]
     assert not top.measured and "hypothesis" in top.label
     launcher = K.BATTERY[name][0]
     fixed = launcher(**K.FIXES[name])
     gain = run.cycles - fixed.cycles
-    assert 0 < gain <= top.gain, (gain, top.gain)
+    assert 0 < gain and 0 < top.gain <= 1.5 * gain, (gain, top.gain)
 
 
 def test_memory_bound_kernel_gets_no_tiling_advice(battery):
     run, prof = battery["memory-bound"]
-    assert prof.advice[0].kind == "memory-bound"
+    assert prof.checked[0].kind == "memory-bound"
     assert not any(a.kind.startswith("tile") or a.kind == "single-buffer" for a in prof.advice)
+    # beyond 1.3x its own bound (which is at the HBM peak): not "nothing to report", but why
+    assert run.cycles > 1.3 * run.cost.bound_cycles
+    assert "nothing to report" not in str(prof)
+    assert "only moving fewer bytes helps; the run takes 1.38x this run's own bound" in str(prof)
+
+
+def test_nothing_to_report_only_within_the_bound():
+    """A run within 1.3x of the bound it is compared with says so, with the figure."""
+    run = K.launch_vadd(tile=4096, buffers=2, block=32768)
+    prof = ascendlab.profile(run, tier_bound=run.cycles / 1.2)
+    assert not prof.advice
+    assert "advisor: nothing to report: the run takes 1.20x the tier bound" in str(prof)
+    assert "within 1.3x" in str(prof)
+    assert str(prof).count("tier bound") == 2  # its row (with its meaning), the verdict
 
 
 def test_tbuf_is_not_a_queue(battery):
@@ -87,7 +106,7 @@ def test_tbuf_is_not_a_queue(battery):
 def test_single_buffer_finding_names_only_real_queues(battery):
     run, prof = battery["single-buffer"]
     top = prof.advice[0]
-    assert "[0, 1, 2]" in top.evidence and "TBuf" not in top.evidence
+    assert "GM->UB" in top.title and "UB->GM" in top.title and "TBuf" not in top.evidence
 
 
 def test_critical_path_tiles_the_cycles():
