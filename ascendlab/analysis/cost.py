@@ -133,8 +133,6 @@ class CostResult:
     bound: str  # "memory" | "vector" | "cube"
     active_cores: int
     serial_cycles: int  # every instruction of every core one after another: an upper bound
-    # waits never satisfied (trace indices): always empty, as such a trace raises DeadlockError
-    deadlocked: list[int] = field(default_factory=list)
     # per trace event: when the scalar unit dispatched it to its pipe's queue (S-pipe work:
     # when it ran), and the fixed part of its occupancy (setup; the rest is work / throughput)
     issue: list[float] = field(default_factory=list)
@@ -265,7 +263,6 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
         memory_cycles=memory, vector_cycles=vector, cube_cycles=cube,
         bound_cycles=int(bound), bound=bound_name, active_cores=active,
         serial_cycles=int(round(serial)),
-        deadlocked=stuck,
         issue=_issue_times(issue, start), fixed=fixed,
         back_to_back_us=cycles / chip.clock_mhz + b2b_us, warm_l2=warm_l2)
 

@@ -94,4 +94,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["TorchOperator"]
+__all__ = ["TorchOperator"]  # noqa: F822 - built on first access (__getattr__)

@@ -42,7 +42,6 @@ def test_cube_only_fp16_to_fp32_with_tails(m, k, n, with_bias):
     np.testing.assert_array_equal(c, reference(a, b, bias if with_bias else None))
     assert run.core_kind == "aic"
     assert not sanitize(run)
-    assert not run.cost.deadlocked
     assert 0 < run.bound_cycles <= run.cycles <= run.cost.serial_cycles
 
 
@@ -86,7 +85,6 @@ def test_mix_iterate_all_to_gm(m, k, n, groups):
         if e.pipe in ("M", "MTE1", "FIX"):
             assert run.kind_of(e.core) == "aic"
     assert not sanitize(run)
-    assert not run.cost.deadlocked
     assert 0 < run.bound_cycles <= run.cycles <= run.cost.serial_cycles
 
 

@@ -8,7 +8,8 @@ Two kinds of finding, ranked together by gain:
   scalar round trips, MIX imbalance, tiles that leave the cores one iteration. Their gain is
   the model's upper bound, labelled as such.
 * parameter rules (rules.py) read the run's shape (model.py): memory / scalar / vector-setup
-  bound, sync stalls, small tiles, idle cores, launch overhead, deadlock.
+  bound, sync stalls, small tiles, idle cores, launch overhead. (A deadlock is no finding: the
+  launch raises DeadlockError, see docs/errors.md.)
 
 None may contradict the trace (a TBuf is scratch memory, not a queue). A finding that proposes
 a launcher keyword change (`change`, e.g. {"buffers": 2}; keywords `tile`, `buffers`, `cores`,
@@ -35,7 +36,7 @@ _EXPLAINS_STALLS = frozenset({"single-buffer", "serial-reduction", "mix-balance"
                               "gm-round-trip"})
 
 # ties (equal gain) go in this order
-_PRIORITY = {"deadlock": 0, "memory-bound": 1, "single-buffer": 2, "reuse": 3,
+_PRIORITY = {"memory-bound": 1, "single-buffer": 2, "reuse": 3,
              "gm-round-trip": 4, "serial-reduction": 5, "mix-balance": 6, "scalar-bound": 7,
              "vector-fixed-cost": 8, "sync-stall": 9, "tile-too-large": 10,
              "tile-too-small": 11, "idle-cores": 12, "launch-overhead": 14}

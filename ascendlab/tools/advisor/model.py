@@ -19,7 +19,7 @@ class Advice:
     """One finding: what limits the kernel, the numbers behind it, what to change, the gain."""
 
     kind: str  # "memory-bound", "vector-fixed-cost", "scalar-bound", "sync-stall",
-    # "single-buffer", "tile-too-small", "tile-too-large", "idle-cores", "deadlock", ...
+    # "single-buffer", "tile-too-small", "tile-too-large", "idle-cores", ...
     title: str
     evidence: str
     fix: str

@@ -12,18 +12,6 @@ from .model import _MEM, SMALL_TRANSFER, Advice, Shape, _top_line
 
 
 # ---- the rules (each returns zero or one finding) ----------------------------------------
-def _deadlock(run: Any, sh: Shape) -> list[Advice]:
-    stuck = run.cost.deadlocked
-    if not stuck:
-        return []
-    e = run.trace[stuck[0]]
-    return [Advice("deadlock", f"{len(stuck)} wait(s) never satisfied: the chip would hang",
-                   f"{e.op} on {e.pipe} at {e.file.rsplit('/', 1)[-1]}:{e.line} has no "
-                   "matching set",
-                   "pair every wait_flag with a set_flag of the same HardEvent and id",
-                   gain=sh.cycles)]
-
-
 def _memory_bound(run: Any, sh: Shape) -> list[Advice]:
     cost = run.cost
     # memory_cycles is the roofline at the HBM peak; transfers sustain a fraction of it
@@ -161,7 +149,7 @@ def _launch_overhead(run: Any, sh: Shape) -> list[Advice]:
 
 
 
-PARAMETER_RULES = (_deadlock, _memory_bound, _vector_fixed, _scalar_bound, _sync_stall,
+PARAMETER_RULES = (_memory_bound, _vector_fixed, _scalar_bound, _sync_stall,
                    _tile_small, _idle_cores, _launch_overhead)
 
 __all__ = ["PARAMETER_RULES"]
