@@ -15,8 +15,9 @@ Case records are kept as bytes and parsed one at a time by the judge (`Channel.r
 Status comes from the grader: the harness sends one status frame before any submission code
 runs; the first one is the one kept (`Channel.status`), later ones are dropped (a submission
 cannot forge what its sandbox applied), and it is validated (a JSON object of known keys,
-short strings: `valid_status`) and capped to MAX_STATUS bytes. Progress frames keep 32 ASCII
-bytes.
+short strings: `valid_status`) and capped to MAX_STATUS bytes. A papermill run has one more:
+the kernel's, from its first cell, before any learner cell (`Channel._status_open`).
+Progress frames keep 32 ASCII bytes.
 
 The judge's event budgets (Limits.max_events per case, Limits.max_events_total per
 submission) are applied here, when a record is parsed: the events of its trace (a wire
@@ -125,12 +126,28 @@ class Channel:
                 self.cases.append(payload)
             elif kind == "progress":
                 self.progress = payload[:32].decode("ascii", "replace")
-            elif self.status is None and self.status_dropped == 0 and len(payload) <= MAX_STATUS:
-                self.status = valid_status(_loads(payload))
-                if self.status is None:
+            elif len(payload) <= MAX_STATUS and self._status_open():
+                got = valid_status(_loads(payload))
+                if got is None:
                     self.status_dropped += 1
+                elif self.status is None:
+                    self.status = got
+                else:  # a notebook kernel's own, sent from its first cell (see _status_open)
+                    self.status = {**self.status, **got, "kernel": True}
             else:  # only the first status counts: the harness sends it before user code runs
                 self.status_dropped += 1
+
+    def _status_open(self) -> bool:
+        """Whether a status frame may still be taken: the first one (sent before any learner
+        code runs); for a papermill run, also the kernel's, which the child forwards from the
+        kernel's frame file where the kernel's first cell wrote it before any learner cell
+        (so it precedes every case frame and every frame a learner cell could write)."""
+        if self.status_dropped:
+            return False
+        if self.status is None:
+            return True
+        return (self.status.get("runner") == "papermill" and "kernel" not in self.status
+                and not self.cases)
 
     def record(self, i: int) -> Any:
         """Case record `i`, parsed (None: absent; "malformed": not JSON within bounds; an
@@ -158,7 +175,7 @@ class Channel:
 
 MAX_STATUS = 4096  # bytes of the status frame (the harness's is ~100)
 _STATUS_KEYS = {"privileges": str, "pid": int, "limits_not_set": list, "loopback": (str, bool),
-                "runner": str}
+                "runner": str}  # (+ "kernel": set by the channel when a kernel's status is merged)
 
 
 def valid_status(obj: Any) -> dict | None:

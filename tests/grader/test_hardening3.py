@@ -402,6 +402,21 @@ def test_only_the_first_valid_status_frame_counts():
     assert channel_mod.valid_status(["not", "a", "dict"]) is None
 
 
+def test_a_notebook_kernels_status_counts_only_before_any_case():
+    child = json.dumps({"privileges": "kept until the kernel's first cell",
+                        "runner": "papermill"}).encode()
+    kernel = json.dumps({"privileges": "uid 9", "runner": "papermill"}).encode()
+    forged = json.dumps({"privileges": "FORGED", "runner": "papermill"}).encode()
+    ch = _channel([("status", child), ("status", kernel), ("status", forged)])
+    assert ch.status["privileges"] == "uid 9" and ch.status["kernel"] is True
+    assert ch.status_dropped == 1
+    late = _channel([("status", child), ("case", b"{}"), ("status", forged)])
+    assert late.status["privileges"].startswith("kept") and late.status_dropped == 1
+    py = _channel([("status", json.dumps({"privileges": "uid 3"}).encode()),
+                   ("status", kernel)])
+    assert py.status == {"privileges": "uid 3"}  # a .py run has no second status
+
+
 def test_a_child_cannot_forge_its_sandbox_status(tmp_path):
     r = grade_mini(compose(tmp_path, "forge_status"))
     assert r.verdict == Verdict.ACCEPTED, r
