@@ -12,8 +12,9 @@ extra install; DaskExecutor needs `pip install ascendlab[grader]` (dask.distribu
 A batch never loses a grade: every file is read once with submission.read_file (a symlink, a
 FIFO, a file over the size limit is refused before it is opened), and whatever goes wrong
 with one file (its size, its name, its encoding, a read error, a worker that died grading it)
-becomes that file's verdict. Names are shown escaped (submission.shown_name: a newline in a
-name is the two characters \\n), and the summary given as `out` is rewritten atomically
+becomes that file's verdict (a file with more than one hard link is refused too: in a batch
+folder it may be someone else's file). Names are shown escaped (submission.shown_name: a
+newline in a name is the two characters \\n), and the summary given as `out` is rewritten atomically
 (a temporary file, then rename) each time a grade completes, so a crash loses nothing already
 graded.
 """
@@ -160,10 +161,14 @@ def find_submissions(directory: str | os.PathLike) -> list[Path]:
     return sorted(out, key=lambda p: os.fsencode(p.name))
 
 
-def _job_or_verdict(ch_path: str, i: int, p: Path, opts: GradeOptions) -> Job | Report:
-    """The file's Job, or its verdict when it cannot be read as a submission."""
+def _job_or_verdict(ch_path: str, i: int, p: Path, opts: GradeOptions,
+                    dir_fd: int | None = None) -> Job | Report:
+    """The file's Job, or its verdict when it cannot be read as a submission (`dir_fd`: the
+    batch folder, opened once; p is then read by name in it)."""
     try:
-        return Job(i, ch_path, p.name, read_file(p), opts)
+        data = (read_file(p.name, dir_fd=dir_fd, single_link=True) if dir_fd is not None
+                else read_file(p, single_link=True))
+        return Job(i, ch_path, p.name, data, opts)
     except SubmissionError as e:
         return _refused(ch_path, p.name, Verdict.RULE_VIOLATION, str(e))
     except Exception as e:  # noqa: BLE001 - whatever else: this file's verdict, not the batch's
@@ -182,12 +187,20 @@ def grade_dir(challenge: Any, directory: str | os.PathLike, executor: Executor |
     opts = options or GradeOptions()
     done: dict[int, Report] = {}
     jobs: list[Job] = []
-    for i, p in enumerate(paths):
-        got = _job_or_verdict(str(ch.path), i, Path(p), opts)
-        if isinstance(got, Report):
-            done[i] = got
-        else:
-            jobs.append(got)
+    # the folder is opened once; its files are read by name in it (a folder swapped for a
+    # symlink after the listing is not followed)
+    dir_fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        for i, p in enumerate(paths):
+            inside = Path(p).parent == Path(directory)
+            got = _job_or_verdict(str(ch.path), i, Path(p), opts, dir_fd if inside else None)
+            if isinstance(got, Report):
+                done[i] = got
+            else:
+                jobs.append(got)
+    finally:
+        if dir_fd is not None:
+            os.close(dir_fd)
     ex = executor or LocalExecutor()
     bar = None
     if progress and paths:

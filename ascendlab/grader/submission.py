@@ -153,14 +153,18 @@ def shown_name(name: str | bytes) -> str:
     return "".join(out)
 
 
-def read_file(path: str | os.PathLike, limit: int = MAX_SOURCE_BYTES) -> bytes:
+def read_file(path: str | os.PathLike, limit: int = MAX_SOURCE_BYTES, *,
+              dir_fd: int | None = None, single_link: bool = False) -> bytes:
     """The bytes of a regular file, opened once and safely: lstat first (a symlink, a FIFO, a
     device or a file over `limit` bytes is refused before it is opened), then O_NOFOLLOW |
     O_NONBLOCK, the opened file checked to be the one lstat saw, and at most limit + 1 bytes
-    read (a file that grew meanwhile is refused too). SubmissionError names what is wrong."""
+    read (a file that grew meanwhile is refused too). SubmissionError names what is wrong.
+    dir_fd: `path` is a name in that open folder (a batch: the folder is opened once);
+    single_link: refuse a file with other hard links (in a batch folder, a link to a file of
+    someone else's)."""
     name = shown_name(os.path.basename(os.fspath(path)) or os.fspath(path))
     try:
-        st = os.lstat(path)
+        st = os.lstat(path, dir_fd=dir_fd)
     except OSError as e:
         raise SubmissionError(f"{name}: cannot be read ({e.strerror or e})") from None
     if stat.S_ISLNK(st.st_mode):
@@ -169,12 +173,15 @@ def read_file(path: str | os.PathLike, limit: int = MAX_SOURCE_BYTES) -> bytes:
     if not stat.S_ISREG(st.st_mode):
         raise SubmissionError(f"{name} is not a regular file; the grader reads only regular "
                               "files")
+    if single_link and st.st_nlink > 1:
+        raise SubmissionError(f"{name} has {st.st_nlink} hard links; in a batch folder the "
+                              "grader reads only files with one (copy the file in)")
     if st.st_size > limit:
         raise SubmissionError(f"{name} is {st.st_size:,} B; submissions are at most "
                               f"{limit:,} B")
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), dir_fd=dir_fd)
     except OSError as e:
         raise SubmissionError(f"{name}: cannot be opened ({e.strerror or e})") from None
     try:

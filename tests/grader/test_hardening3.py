@@ -233,6 +233,7 @@ def _hostile_folder(tmp_path: Path) -> Path:
                      0o644))
     (d / "g.py\nzzz.py  ACCEPTED         gold          123  all cases correct.py").write_text(
         "x = 1\n")
+    os.link(private, d / "h_hardlink.py")  # protected_hardlinks stops this for other users
     return d
 
 
@@ -242,20 +243,22 @@ def test_a_hostile_batch_folder_gives_every_file_a_verdict(tmp_path):
     reports = grade_dir(MINI, d, SerialExecutor(), GradeOptions(secret=SECRET, limits=FAST),
                         progress=False, out=out)
     by = {r.submission: r for r in reports}
-    assert len(reports) == 7
+    assert len(reports) == 8
     assert by["a_honest.py"].verdict == Verdict.ACCEPTED, by["a_honest.py"]
     assert "not a regular file" in by["b_fifo.py"].message
     assert "submissions are at most" in by["c_huge.py"].message
     link = by["d_link.py"]
     assert link.verdict == Verdict.RULE_VIOLATION and "symbolic link" in link.message
     assert "SECRET_LINE" not in json.dumps(link.to_dict())
+    hard = by["h_hardlink.py"]
+    assert hard.verdict == Verdict.RULE_VIOLATION and "2 hard links" in hard.message
     assert "not UTF-8" in by["e_latin1.py"].message
     assert "f_\\xff\\xfe.py" in by  # the undecodable name, escaped
     spoof = next(r for r in reports if r.submission.startswith("g.py"))
     assert "\n" not in spoof.submission and spoof.verdict != Verdict.ACCEPTED
     table = render_summary(reports)
     lines = table.splitlines()
-    assert len(lines) == 1 + 7  # one line per submission, whatever the names hold
+    assert len(lines) == 1 + 8  # one line per submission, whatever the names hold
     col = lines[0].index("verdict")  # every row's verdict sits in the verdict column
     assert [ln[col:].split()[0] for ln in lines[1:]] == [r.verdict.value for r in reports]
     assert not any(ln.startswith("zzz.py") for ln in lines)
