@@ -89,10 +89,14 @@ def _course() -> list[Check]:
 
 
 def _leaderboard() -> Check:
-    from ..grader.leaderboard import default_path
+    from ..grader.leaderboard import default_path, permission_problems
 
     p = default_path()
     state = "exists" if p.exists() else "made by the first `ascendlab submit`"
+    wide = permission_problems(p)  # its rows hold every accepted source
+    if wide:
+        return Check("leaderboard", False, f"{p}: " + "; ".join(wide),
+                     f"chmod 600 {p}*; chmod 700 {p.parent}")
     return Check("leaderboard", True, f"{p} ({state}; $ASCENDLAB_LEADERBOARD or --db moves it)")
 
 

@@ -129,7 +129,16 @@ class Limits:
     output_kb: int = 64  # stdout/stderr kept per stream
     file_mb: int = 512  # largest file the process may write (RLIMIT_FSIZE)
     disk_mb: int = 256  # size of each private tmpfs (work folder, /tmp, /var/tmp, /dev/shm)
-    max_events: int = 2_000_000  # per case
+    # The judge's budgets. Events are those the judge replays: a wire back-reference counts
+    # as the event it repeats. The largest honest case measured, day 7's reference
+    # (tests/challenges/day7-condition-fusion/reference.py, case hidden-largest, 2x9216x64),
+    # records 53,904 events, 96,658 over its 8 cases: the budgets leave 4.6x and 5.2x margins.
+    # Past either, the submission's verdict is RULE_VIOLATION naming the budget.
+    max_events: int = 250_000  # per case
+    max_events_total: int = 500_000  # per submission (all cases and chips)
+    # wall-clock seconds the judge may take after the child has ended (judging that overlaps
+    # the child's run ends by wall_s + judge_s); past it: TIME_LIMIT naming the budget
+    judge_s: float = 60.0
     record_mb: int = 64  # one case record through the record channel (honest: ~1 MiB)
     records_mb: int = 256  # all records of one job
 
@@ -233,13 +242,13 @@ def derive_seed(secret: int, *parts: Any) -> int:
 
 
 def challenge_dirs() -> list[Path]:
-    """Where challenges are looked up by name: $ASCENDLAB_CHALLENGES (os.pathsep-separated),
-    the repository's challenges/ (or the installed wheel's copy), ./challenges."""
+    """Where challenges are looked up by name: $ASCENDLAB_CHALLENGES (os.pathsep-separated)
+    and the repository's challenges/ (or the installed wheel's copy). Not the working
+    directory: a name never runs a spec.py someone left where the grader happens to run."""
     from ..resources import data_path
 
     dirs = [Path(p) for p in os.environ.get("ASCENDLAB_CHALLENGES", "").split(os.pathsep) if p]
     dirs.extend(p for p in (data_path("challenges"),) if p is not None)
-    dirs.append(Path.cwd() / "challenges")
     return dirs
 
 
@@ -286,17 +295,33 @@ def find_challenge(name: str) -> Path | None:
     return None
 
 
+def is_challenge_path(name_or_path: str | os.PathLike) -> bool:
+    """Whether load_challenge takes this as a folder: a path object (Path), or a string with a
+    path separator ("./vadd", "/srv/ch/vadd"). A bare string ("vadd", "day1") is a name, looked
+    up among the installed challenges only: a folder called so in the working directory (which
+    another user may have planted) is never run."""
+    if not isinstance(name_or_path, str):
+        return True
+    seps = {os.sep, "/"} | ({os.altsep} if os.altsep else set())
+    return any(s in name_or_path for s in seps)
+
+
 def load_challenge(name_or_path: str | os.PathLike) -> Challenge:
-    """A challenge by folder path or by name (see find_challenge and challenge_dirs)."""
+    """A challenge by folder path (a Path, or a string with a '/') or by name (see
+    is_challenge_path, find_challenge and challenge_dirs)."""
     if isinstance(name_or_path, Challenge):
         return name_or_path
-    p = Path(name_or_path)
-    if not (p / "spec.py").is_file():
+    if is_challenge_path(name_or_path):
+        p = Path(name_or_path)
+        if not (p / "spec.py").is_file():
+            raise FileNotFoundError(f"no challenge at {str(p)!r}: the folder has no spec.py")
+    else:  # a name: only the installed challenges, never a folder of the working directory
         found = find_challenge(str(name_or_path))
         if found is None:
             known = ", ".join(sorted(challenge_folders())) or "(none found)"
-            raise FileNotFoundError(f"no challenge {str(name_or_path)!r}: give a folder with a "
-                                    f"spec.py, dayN, or one of {known}")
+            raise FileNotFoundError(f"no challenge {str(name_or_path)!r}: give dayN, one of "
+                                    f"{known}, or a folder with a spec.py (a path with a "
+                                    "'/', or --challenge-dir)")
         p = found
     p = p.resolve()
     got = _LOADED.get(p)
@@ -317,4 +342,4 @@ def load_challenge(name_or_path: str | os.PathLike) -> Challenge:
 
 __all__ = ["DEFAULT_IMPORTS", "Case", "Challenge", "ChallengeSpec", "Limits", "Rules", "Tiers",
            "challenge_dirs", "challenge_folders", "day_of", "derive_seed", "find_challenge",
-           "load_challenge"]
+           "is_challenge_path", "load_challenge"]

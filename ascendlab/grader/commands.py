@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import getpass
 import json
+import os
 import signal
 import sys
 import threading
@@ -29,6 +30,16 @@ EXIT_CODES = f"""exit codes:
 """
 
 
+CHALLENGE_HELP = ("an installed challenge's name (dayN, its folder name or slug), or a folder "
+                  "with a spec.py given as a path with a '/' (./vadd) or with --challenge-dir")
+
+
+def _challenge(args: argparse.Namespace) -> object:
+    """What load_challenge gets: a name stays a name (the installed challenges only, never a
+    folder of the working directory) unless --challenge-dir says it is a folder."""
+    return Path(args.challenge) if getattr(args, "challenge_dir", False) else args.challenge
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add `grade`, `submit` and `leaderboard` to the `ascendlab` command."""
     g = sub.add_parser(
@@ -37,8 +48,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                     "or a folder) in a sandbox; a folder grades every submission in it in "
                     "parallel and writes a summary.",
         epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    g.add_argument("challenge")
+    g.add_argument("challenge", help=CHALLENGE_HELP)
     g.add_argument("submission", help="a .py / .ipynb file, or a folder of them")
+    g.add_argument("--challenge-dir", action="store_true",
+                   help="CHALLENGE is a folder with a spec.py, even without a '/'")
     g.add_argument("--json", action="store_true", help="print the report(s) as JSON")
     g.add_argument("--public-only", action="store_true", help="only the public cases (quick)")
     g.add_argument("--jobs", type=int, default=None,
@@ -54,8 +67,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                    "verified cycles on the leaderboard. The report is printed "
                                    "even when the leaderboard cannot be written.",
                        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    s.add_argument("challenge")
+    s.add_argument("challenge", help=CHALLENGE_HELP)
     s.add_argument("submission")
+    s.add_argument("--challenge-dir", action="store_true",
+                   help="CHALLENGE is a folder with a spec.py, even without a '/'")
     s.add_argument("--user", default=None, help="leaderboard name (default: your login): "
                                                 "1-32 letters, digits, '_', '.', '-'")
     s.add_argument("--db", default=None, help="leaderboard file (default: "
@@ -104,7 +119,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from .grade import GradeOptions, grade
 
     try:
-        ch = load_challenge(args.challenge)
+        ch = load_challenge(_challenge(args))
     except (FileNotFoundError, ImportError, TypeError) as e:
         print(f"ascendlab grade: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -112,7 +127,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     target = Path(args.submission)
     if target.is_dir():
         return _grade_dir(ch, target, opts, args)
-    if not target.is_file():
+    if not os.path.lexists(target):  # a symlink or a FIFO: read_file refuses it, a verdict
         print(f"ascendlab grade: no such file: {target}", file=sys.stderr)
         return EXIT_USAGE
     with _terminable():
@@ -128,10 +143,13 @@ def _grade_dir(ch, target: Path, opts, args: argparse.Namespace) -> int:  # noqa
         find_submissions,
         grade_dir,
         render_summary,
-        write_summary,
     )
 
-    files = find_submissions(target)
+    try:
+        files = find_submissions(target)
+    except OSError as e:
+        print(f"ascendlab grade: cannot list {target}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE
     if not files:
         print(f"ascendlab grade: no .py or .ipynb files in {target}", file=sys.stderr)
         return 2
@@ -143,19 +161,25 @@ def _grade_dir(ch, target: Path, opts, args: argparse.Namespace) -> int:  # noqa
             return 2
     else:
         executor = LocalExecutor(args.jobs)
-    try:
+    out = Path(args.out) if args.out else target / "grades.csv"
+    try:  # the summary is rewritten (atomically) as each grade completes
+        reports = grade_dir(ch, target, executor, opts, progress=not args.no_progress,
+                            files=files, out=out)
+    except OSError as e:  # the summary file cannot be written: grade, keep the reports
+        print(f"ascendlab grade: the summary {out} cannot be written ({e}); grading "
+              "without it", file=sys.stderr)
         reports = grade_dir(ch, target, executor, opts, progress=not args.no_progress,
                             files=files)
+        out = None
     finally:
         if hasattr(executor, "close"):
             executor.close()
-    out = Path(args.out) if args.out else target / "grades.csv"
-    write_summary(reports, out)
     if args.json:
         print(json.dumps([r.to_dict() for r in reports], default=str, indent=1))
     else:
         print(render_summary(reports))
-        print(f"\nsummary written to {out}")
+        if out is not None:
+            print(f"\nsummary written to {out}")
     return 0
 
 
@@ -164,10 +188,11 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
     from .grade import grade
     from .leaderboard import Leaderboard, default_path
+    from .submission import SubmissionError, load_submission
     from .text import check_user
 
     path = Path(args.submission)
-    if not path.is_file():
+    if not os.path.lexists(path):
         print(f"ascendlab submit: no such file: {path}", file=sys.stderr)
         return EXIT_USAGE
     user = args.user or getpass.getuser()
@@ -176,25 +201,30 @@ def cmd_submit(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"ascendlab submit: {e}", file=sys.stderr)
         return EXIT_USAGE
+    try:  # read once: the bytes graded are the bytes stored (and hashed)
+        sub = load_submission(path)
+    except SubmissionError:
+        sub = None
     with _terminable():
-        report = grade(args.challenge, path)
+        report = grade(_challenge(args), sub if sub is not None else path)
     where = Path(args.db).expanduser() if args.db else default_path()
     written, error = 0, None
     try:  # whatever happens to the leaderboard, the grade is printed below
         lb = Leaderboard(args.db)
         where = lb.path
-        written = lb.record(report, user, source=path.read_text(errors="replace"))
+        written = lb.record(report, user, source=sub.raw) if sub is not None else 0
     except (ValueError, OSError, sqlite3.Error) as e:
         error = f"{type(e).__name__}: {e}"
     if args.json:
         d = report.to_dict()
         d["leaderboard"] = {"recorded": written, "path": str(where), "user": user,
-                            "error": error}
+                            "error": error, "sha256": sub.sha256 if sub is not None else None}
         print(json.dumps(d, default=str, indent=1))
     else:
         print(report)
         if written:
-            print(f"\nrecorded on the leaderboard as {user!r} ({where})")
+            print(f"\nrecorded on the leaderboard as {user!r} ({where}); the graded file's "
+                  f"sha256: {sub.sha256}")
         elif error is None:
             print("\nnot recorded: only ACCEPTED submissions enter the leaderboard")
     if error is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import time
 import traceback
@@ -32,9 +33,10 @@ from .challenge import Challenge, Limits, load_challenge
 from .judge import CaseJob, judge_case
 from .parallel import EarlyJudge
 from .perf import perf_report
+from .replay.budget import CLOCK
 from .report import CaseReport, Report, Verdict
 from .sandbox import NOBODY, SandboxResult, run_sandboxed
-from .submission import Submission, SubmissionError, load_submission
+from .submission import Submission, SubmissionError, load_submission, shown_name
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,7 +68,7 @@ def grade(challenge: str | os.PathLike | Challenge, submission: str | os.PathLik
     t0 = time.perf_counter()
     opts = options or GradeOptions()
     ch_name = getattr(challenge, "name", None) or Path(str(challenge)).name
-    sub_name = getattr(submission, "name", None) or Path(str(submission)).name
+    sub_name = getattr(submission, "name", None) or shown_name(Path(str(submission)).name)
     try:
         report = _grade(challenge, submission, opts)
     except Exception as exc:  # noqa: BLE001 - the grader never crashes
@@ -142,7 +144,8 @@ def _grade(challenge: Any, submission: Any, opts: GradeOptions) -> Report:
     try:
         sub = submission if isinstance(submission, Submission) else load_submission(submission)
     except (SubmissionError, OSError) as e:
-        return _fail(spec.name, Path(str(submission)).name, Verdict.RULE_VIOLATION, str(e))
+        return _fail(spec.name, shown_name(Path(str(submission)).name), Verdict.RULE_VIOLATION,
+                     str(e))
     if opts.static_rules:
         try:
             violations = _rules.check_source(sub.source, sub.name, spec.rules, spec.entry)
@@ -164,6 +167,18 @@ def _grade(challenge: Any, submission: Any, opts: GradeOptions) -> Report:
     uid = isolation.new_job_uid()
     root = isolation.job_root(uid)
     early = EarlyJudge(ch.spec, jobs, secret, opts.shadow, judge_case)
+    CLOCK.start(limits.wall_s, limits.judge_s)  # the judge's wall-clock budget
+    try:
+        return _run_and_judge(ch, sub, opts, limits, jobs, secret, uid, root, early, t0,
+                              t_prep)
+    finally:
+        CLOCK.clear()
+
+
+def _run_and_judge(ch: Challenge, sub: Submission, opts: GradeOptions, limits: Limits,
+                   jobs: list[CaseJob], secret: int, uid: int | None, root: str,
+                   early: EarlyJudge, t0: float, t_prep: float) -> Report:
+    spec = ch.spec
     try:
         job_dir, work_dir = _write_job(root, ch, sub, jobs, uid, _runner(sub, opts), limits)
         result = run_sandboxed(job_dir, work_dir, limits, namespaces=opts.namespaces, uid=uid,
@@ -340,6 +355,20 @@ def _runner(sub: Submission, opts: GradeOptions) -> str:
     return "notebook"
 
 
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
+
+
+def job_file_name(sub: Submission) -> str:
+    """The submission's file name in the job folder: its own name when that is short and
+    plain (tracebacks then name the learner's file), else the fixed "submission.py"; a
+    notebook's cells run from "<stem>_notebook.py" ("submission_notebook.py"). Never a name
+    that could leave the folder, hit NAME_MAX or carry control characters."""
+    stem = Path(sub.name).stem if sub.name.endswith((".py", ".ipynb")) else ""
+    if not _SAFE_NAME.fullmatch(stem):
+        stem = "submission"
+    return f"{stem}.py" if sub.kind == "py" else f"{stem}_notebook.py"
+
+
 def _write_job(root: str, ch: Challenge, sub: Submission, jobs: list[CaseJob],
                uid: int | None, mode: str = "py", limits: Limits | None = None
                ) -> tuple[str, str]:
@@ -350,8 +379,7 @@ def _write_job(root: str, ch: Challenge, sub: Submission, jobs: list[CaseJob],
     work_dir = os.path.join(root, "work")
     for d in (job_dir, work_dir, os.path.join(job_dir, "inputs")):
         os.makedirs(d, mode=0o700)
-    sub_path = os.path.join(job_dir, Path(sub.name).name if sub.kind == "py"
-                            else Path(sub.name).stem + "_notebook.py")
+    sub_path = os.path.join(job_dir, job_file_name(sub))
     with open(sub_path, "w") as f:
         f.write(sub.source)
     remember_source(sub_path, sub.source)  # the profile's hot lines, once the job dir is gone

@@ -4,10 +4,12 @@ the sweep of what dead graders left behind (sandbox.py runs the child with these
 from __future__ import annotations
 
 import functools
+import json
 import os
 import secrets
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -15,7 +17,8 @@ import time
 from pathlib import Path
 
 JOB_UID_BASE = 0x2A000000  # private uids of jobs: base + a random 24-bit offset
-JOB_PREFIX = "ascendlab-grade-"  # job folders: JOB_PREFIX + "<grader pid>-<job uid>-<random>"
+JOB_PREFIX = "ascendlab-grade-"  # job folders: JOB_PREFIX + "<grader pid>-<random>"
+REGISTRY_PREFIX = "ascendlab-jobs-"  # the registry: REGISTRY_PREFIX + "<grader euid>"
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
 
 
@@ -110,19 +113,77 @@ def new_job_uid() -> int | None:
     return JOB_UID_BASE + secrets.randbelow(1 << 24)
 
 
+def registry() -> str | None:
+    """The folder where this user's graders register their job folders (in the temporary
+    folder, named for the effective uid), created 0700; None when it is not this user's own
+    private folder (someone else made it first, or it is a symlink): then nothing is registered
+    and nothing is swept, rather than trusting it."""
+    d = os.path.join(tempfile.gettempdir(), f"{REGISTRY_PREFIX}{os.geteuid()}")
+    try:
+        os.mkdir(d, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        st = os.lstat(d)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+        return None
+    return d
+
+
 def job_root(uid: int | None) -> str:
-    """A fresh job folder (mode 0700), named so that a later grader can tell whose it was."""
-    root = tempfile.mkdtemp(prefix=f"{JOB_PREFIX}{os.getpid()}-{uid or 0}-")
+    """A fresh job folder (mkdtemp: created with O_EXCL semantics, mode 0700), registered (with
+    the job's uid and this process's pid) for a later grader's sweep."""
+    root = tempfile.mkdtemp(prefix=f"{JOB_PREFIX}{os.getpid()}-")
     os.chmod(root, 0o700)
+    _register(root, uid, os.getpid())
     return root
 
 
+def _register(root: str, uid: int | None, pid: int) -> None:
+    """Record a job folder in the registry: a new file (O_EXCL, 0600) the grader writes and
+    only it can change; the sweep reads nothing else."""
+    reg = registry()
+    if reg is None:
+        return
+    entry = os.path.join(reg, os.path.basename(root) + ".json")
+    try:
+        fd = os.open(entry, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return
+    with os.fdopen(fd, "w") as f:
+        json.dump({"pid": pid, "uid": uid, "root": root}, f)
+
+
+def _unregister(root: str) -> None:
+    reg = registry()
+    if reg is not None:
+        try:
+            os.unlink(os.path.join(reg, os.path.basename(root) + ".json"))
+        except OSError:
+            pass
+
+
+def _job_uid(uid: object) -> int | None:
+    """A registered uid when it is a job's private uid (never anything else: no sweep ever
+    kills the processes of a real user)."""
+    if type(uid) is int and JOB_UID_BASE <= uid < JOB_UID_BASE + (1 << 24):
+        return uid
+    return None
+
+
 def remove_job(root: str, uid: int | None) -> None:
-    """Remove a job folder, and (for a private uid) its processes and scratch files."""
-    if uid is not None and uid >= JOB_UID_BASE:
+    """Remove a job folder, and (for a private uid) its processes and scratch files; then its
+    registry entry."""
+    uid = _job_uid(uid)
+    if uid is not None:
         kill_uid(uid)
         remove_uid_files(uid)
     shutil.rmtree(root, ignore_errors=True)
+    _unregister(root)
 
 
 def kill_uid(uid: int) -> None:
@@ -161,31 +222,69 @@ def remove_uid_files(uid: int) -> None:
 
 
 def sweep_leftovers(min_age_s: float = 60.0) -> list[str]:
-    """Remove job folders (and their uids' processes and files) of graders that are gone:
-    folders named JOB_PREFIX<pid>-<uid>-… whose pid no longer runs. Returns what it removed."""
-    base = tempfile.gettempdir()
-    removed = []
+    """Remove the job folders (and their uids' processes and files) that graders of this user
+    registered and left behind when they died: registry entries whose pid no longer runs.
+    Folder names are never read for a pid or a uid, and a folder is removed only when it is
+    the registered one: directly in the temporary folder, named JOB_PREFIX…, a real folder
+    owned by this user or by the registered job uid. Returns what it removed."""
+    reg = registry()
+    removed: list[str] = []
+    if reg is None:
+        return removed
     try:
-        names = os.listdir(base)
+        names = os.listdir(reg)
     except OSError:
         return removed
     now = time.time()
+    base = tempfile.gettempdir()
     for n in names:
-        if not n.startswith(JOB_PREFIX):
+        entry = os.path.join(reg, n)
+        info = _entry(entry)
+        if info is None:
             continue
-        parts = n[len(JOB_PREFIX):].split("-")
-        if len(parts) < 3 or not parts[0].isdigit() or not parts[1].isdigit():
+        pid, uid, root, mtime = info
+        if now - mtime < min_age_s or _alive(pid):
             continue
-        pid, uid = int(parts[0]), int(parts[1])
-        path = os.path.join(base, n)
+        ok_root = (os.path.dirname(root) == base and os.path.basename(root) + ".json" == n
+                   and os.path.basename(root).startswith(JOB_PREFIX))
+        if ok_root:
+            try:
+                st = os.lstat(root)
+                ok_root = stat.S_ISDIR(st.st_mode) and st.st_uid in (os.geteuid(), uid)
+            except OSError:
+                ok_root = False  # gone already: drop the entry, kill the registered uid
+                if _job_uid(uid) is not None:
+                    kill_uid(uid)
+                    remove_uid_files(uid)
+        if ok_root:
+            remove_job(root, uid)
+            removed.append(root)
         try:
-            if now - os.lstat(path).st_mtime < min_age_s or _alive(pid):
-                continue
+            os.unlink(entry)
         except OSError:
-            continue
-        remove_job(path, uid if uid >= JOB_UID_BASE else None)
-        removed.append(path)
+            pass
     return removed
+
+
+def _entry(path: str) -> tuple[int, int | None, str, float] | None:
+    """(pid, job uid, folder, mtime) of a registry entry: a small regular file of ours."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_size > 4096:
+            return None
+        d = json.loads(os.read(fd, 4096))
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+    if (type(d) is not dict or type(d.get("pid")) is not int or type(d.get("root")) is not str
+            or not (d.get("uid") is None or type(d.get("uid")) is int)):
+        return None
+    return d["pid"], _job_uid(d.get("uid")), d["root"], st.st_mtime
 
 
 def _alive(pid: int) -> bool:

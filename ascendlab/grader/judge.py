@@ -33,6 +33,7 @@ from .challenge import Case, ChallengeSpec, derive_seed
 from .parallel import CAN_FORK, Forked
 from .perf import bound_cycles
 from .replay import ReplayError, replay
+from .replay.budget import JudgeTimeout
 from .report import CaseReport, Verdict
 from .wire import RECORDABLE_OPS, WireError, digest, load_run, poisoned
 
@@ -121,6 +122,8 @@ def _error_verdict(err: dict) -> _Fail:
                      "must return normally after launching its kernel")
     if phase == "import":
         return _Fail(Verdict.RUNTIME_ERROR, f"loading your submission failed{at}: {typ}: {msg}")
+    if typ == "ReplayBudget":  # channel.py: the record broke an event budget
+        return _Fail(Verdict.RULE_VIOLATION, msg)
     if phase == "record":
         return _Fail(Verdict.RULE_VIOLATION, f"the launch could not be recorded: {msg}")
     where_run = "in the kernel" if phase == "kernel" else "before the kernel launched"
@@ -259,6 +262,8 @@ def judge_case(spec: ChallengeSpec, job: CaseJob, rec: Any, secret: int, *,
         out.message = "correct"
     except _Fail as f:
         out.verdict, out.message, out.details = f.verdict, f.message, f.details
+    except JudgeTimeout as t:  # the judge's wall-clock budget (Limits.judge_s)
+        out.verdict, out.message = Verdict.TIME_LIMIT, str(t)
     return out, run
 
 

@@ -129,15 +129,54 @@ def pack_trace(run: Any) -> bytes | None:
     return zlib.compress(json.dumps(dump_run(run)).encode(), 6)
 
 
+def _create_private(path: Path) -> None:
+    """Create the leaderboard's folder (0700) and file (0600) when they do not exist yet:
+    rows hold every accepted source, which other users of the machine must not read. SQLite
+    gives its -wal / -shm files the database file's mode. Existing files keep their mode
+    (`ascendlab doctor` warns when it is wider: permission_problems)."""
+    if not path.parent.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                     0o600)
+    except FileExistsError:
+        return
+    os.close(fd)
+
+
+def permission_problems(path: str | os.PathLike | None = None) -> list[str]:
+    """What other users could read or change: the leaderboard file (or its -wal / -shm
+    journal) when group or others have any access, its folder when they can write to it or
+    list it. [] when it does not exist or is private."""
+    p = Path(path).expanduser() if path is not None else default_path()
+    out = []
+    for f in (p, Path(f"{p}-wal"), Path(f"{p}-shm")):
+        try:
+            mode = f.lstat().st_mode & 0o777
+        except OSError:
+            continue
+        if mode & 0o077:
+            out.append(f"{f} is mode {mode:04o}: other users can read every accepted source "
+                       f"in it (chmod 600 {f})")
+    try:
+        mode = p.parent.lstat().st_mode & 0o777
+    except OSError:
+        return out
+    if p.exists() and mode & 0o077:
+        out.append(f"{p.parent} is mode {mode:04o}: other users can see or replace the "
+                   f"leaderboard's files (chmod 700 {p.parent})")
+    return out
+
+
 class Leaderboard:
-    """A leaderboard file (created on first use)."""
+    """A leaderboard file (created on first use: folder 0700, file 0600)."""
 
     def __init__(self, path: str | os.PathLike | None = None, *, timeout_s: float = 60.0):
         self.path = Path(path).expanduser() if path is not None else default_path()
         self.timeout_s = timeout_s
 
     def _connect(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _create_private(self.path)
         con = sqlite3.connect(self.path, timeout=self.timeout_s, isolation_level=None)
         con.execute(f"PRAGMA busy_timeout = {int(self.timeout_s * 1000)}")
         try:
@@ -269,4 +308,4 @@ class Leaderboard:
         return "\n".join(out)
 
 
-__all__ = ["Entry", "Exhibit", "Leaderboard", "default_path", "pack_trace"]
+__all__ = ["Entry", "Exhibit", "Leaderboard", "default_path", "pack_trace", "permission_problems"]

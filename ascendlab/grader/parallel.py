@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .replay.budget import JudgeTimeout
 from .report import Verdict
 
 
@@ -68,6 +69,8 @@ class Forked:
             os.close(r)
             try:
                 data = pickle.dumps(("ok", fn()))
+            except JudgeTimeout as exc:  # the judge's budget: the parent's verdict too
+                data = pickle.dumps(("timeout", str(exc)))
             except BaseException as exc:  # noqa: BLE001 - reported to the parent
                 data = pickle.dumps(("error", f"{type(exc).__name__}: {exc}"))
             try:
@@ -88,6 +91,8 @@ class Forked:
         if not data:
             raise RuntimeError("the forked fresh-input replay ended without a result")
         kind, value = pickle.loads(data)  # noqa: S301 - written by our own fork
+        if kind == "timeout":
+            raise JudgeTimeout(value)
         if kind == "error":
             raise RuntimeError(f"the forked fresh-input replay failed: {value}")
         return value

@@ -208,8 +208,8 @@ def check_launch(meta: RunMeta, events: Iterable[Event], rules: Rules, chip: str
     for e in events:
         if allowed is not None and e.op not in allowed and e.op not in bad_ops:
             bad_ops[e.op] = e
-        if not rules.gm_scalar_access and e.op in ("get_value", "set_value") and (
-                (e.reads or e.writes)[0].space == "GM"):
+        if not rules.gm_scalar_access and e.op in ("get_value", "set_value") and any(
+                a.space == "GM" for a in e.reads + e.writes):  # (an operand-less one: replay)
             out.append(Violation(f"{e.op} on GM ({_at(e)}) is not allowed in this challenge: "
                                  "move data with data_copy and compute with vector "
                                  "instructions"))

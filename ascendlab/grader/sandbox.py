@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from . import isolation
 from .challenge import Limits
 from .channel import Channel
+from .replay.budget import CLOCK
 
 NOBODY = 65534
 _NPROC_ROOT = 512  # processes of uid nobody (threads count too: lockstep cores are threads)
@@ -213,7 +214,8 @@ def run_sandboxed(job_dir: str, work_dir: str, limits: Limits, *, namespaces: bo
     read_end, write_end = os.pipe()
     _widen(write_end)
     channel = Channel(read_end, max_record=int(limits.record_mb) * 1024 * 1024,
-                      max_total=int(limits.records_mb) * 1024 * 1024, max_frames=max_frames)
+                      max_total=int(limits.records_mb) * 1024 * 1024, max_frames=max_frames,
+                      max_events=limits.max_events, max_events_total=limits.max_events_total)
     cmd = wrap + [sys.executable, "-I", "-m", "ascendlab.grader.harness", job_dir,
                   str(write_end)]
     cap = int(limits.output_kb) * 1024
@@ -239,6 +241,7 @@ def run_sandboxed(job_dir: str, work_dir: str, limits: Limits, *, namespaces: bo
             timed_out.set()
         finally:
             _kill_group(proc)
+            CLOCK.child_ended()  # the judge's budget: at most judge_s more seconds
             ended.set()
 
     try:

@@ -15,7 +15,10 @@ joined script; `line_map` turns its line numbers back into cells.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +43,8 @@ class Submission:
     cells: tuple[tuple[int, tuple[str, ...], str], ...] = ()
     line_map: tuple[tuple[int, int], ...] = ()
     tagged: bool = False  # some cell is tagged `solution`
+    sha256: str = ""  # of the exact bytes graded (submit stores these bytes, and this hash)
+    raw: str = ""  # those bytes as text (UTF-8 checked): what the leaderboard stores
 
     def where(self, line: int) -> str:
         """'cell 4, line 2' for line `line` of the source ('line N' for a .py)."""
@@ -130,32 +135,106 @@ def _joined(cells: list[tuple[int, tuple[str, ...], str]], notes: list[str]
     return "\n".join(out) + "\n", notes, where
 
 
+def shown_name(name: str | bytes) -> str:
+    """A file name as one printable line: bytes that are not UTF-8 as \\xNN, control
+    characters (a newline, an escape sequence) as \\n, \\x1b ...; a name that needs no
+    escaping is returned as it is."""
+    if isinstance(name, bytes):
+        text = name.decode("utf-8", "backslashreplace")
+    else:  # os.listdir's str: undecodable bytes come back as lone surrogates
+        text = os.fsencode(name).decode("utf-8", "backslashreplace")
+    out = []
+    for ch in text:
+        if ch == "\\" or ch.isprintable():
+            out.append(ch)
+        else:
+            out.append(repr(ch)[1:-1] if ch in "\n\r\t" else f"\\x{ord(ch):02x}"
+                       if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+    return "".join(out)
+
+
+def read_file(path: str | os.PathLike, limit: int = MAX_SOURCE_BYTES, *,
+              dir_fd: int | None = None, single_link: bool = False) -> bytes:
+    """The bytes of a regular file, opened once and safely: lstat first (a symlink, a FIFO, a
+    device or a file over `limit` bytes is refused before it is opened), then O_NOFOLLOW |
+    O_NONBLOCK, the opened file checked to be the one lstat saw, and at most limit + 1 bytes
+    read (a file that grew meanwhile is refused too). SubmissionError names what is wrong.
+    dir_fd: `path` is a name in that open folder (a batch: the folder is opened once);
+    single_link: refuse a file with other hard links (in a batch folder, a link to a file of
+    someone else's)."""
+    name = shown_name(os.path.basename(os.fspath(path)) or os.fspath(path))
+    try:
+        st = os.lstat(path, dir_fd=dir_fd)
+    except OSError as e:
+        raise SubmissionError(f"{name}: cannot be read ({e.strerror or e})") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise SubmissionError(f"{name} is a symbolic link; the grader reads only regular "
+                              "files (copy the file in instead of linking it)")
+    if not stat.S_ISREG(st.st_mode):
+        raise SubmissionError(f"{name} is not a regular file; the grader reads only regular "
+                              "files")
+    if single_link and st.st_nlink > 1:
+        raise SubmissionError(f"{name} has {st.st_nlink} hard links; in a batch folder the "
+                              "grader reads only files with one (copy the file in)")
+    if st.st_size > limit:
+        raise SubmissionError(f"{name} is {st.st_size:,} B; submissions are at most "
+                              f"{limit:,} B")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), dir_fd=dir_fd)
+    except OSError as e:
+        raise SubmissionError(f"{name}: cannot be opened ({e.strerror or e})") from None
+    try:
+        now = os.fstat(fd)
+        if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino) or not stat.S_ISREG(now.st_mode):
+            raise SubmissionError(f"{name} was replaced while the grader opened it")
+        chunks, got = [], 0
+        while got <= limit:
+            b = os.read(fd, min(1 << 20, limit + 1 - got))
+            if not b:
+                break
+            chunks.append(b)
+            got += len(b)
+    except OSError as e:
+        raise SubmissionError(f"{name}: read failed ({e.strerror or e})") from None
+    finally:
+        os.close(fd)
+    if got > limit:
+        raise SubmissionError(f"{name} grew past {limit:,} B while it was read; submissions "
+                              f"are at most {limit:,} B")
+    return b"".join(chunks)
+
+
 def load_submission(path: str | Path, data: bytes | None = None) -> Submission:
-    """Read a .py or .ipynb submission (from `data` when given, e.g. a batch job's bytes)."""
+    """Read a .py or .ipynb submission (from `data` when given, e.g. a batch job's bytes; else
+    with read_file: once, no symlink, size checked before reading). The Submission keeps the
+    sha256 and the text of exactly these bytes."""
     p = Path(path)
-    raw = p.read_bytes() if data is None else data
+    name = shown_name(p.name)  # for reports: one printable line
+    raw = read_file(p) if data is None else data
+    digest = hashlib.sha256(raw).hexdigest()
     if len(raw) > MAX_SOURCE_BYTES:
-        raise SubmissionError(f"{p.name} is {len(raw):,} B; submissions are at most "
+        raise SubmissionError(f"{name} is {len(raw):,} B; submissions are at most "
                               f"{MAX_SOURCE_BYTES:,} B")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise SubmissionError(f"{p.name} is not UTF-8 text: {e}") from None
+        raise SubmissionError(f"{name} is not UTF-8 text: {e}") from None
     if p.suffix == ".py":
-        return Submission(p.name, text, "py")
+        return Submission(name, text, "py", sha256=digest, raw=text)
     if p.suffix == ".ipynb":
         try:
             nb = json.loads(text)
         except json.JSONDecodeError as e:
-            raise SubmissionError(f"{p.name} is not valid notebook JSON: {e}") from None
+            raise SubmissionError(f"{name} is not valid notebook JSON: {e}") from None
         if not isinstance(nb, dict):
-            raise SubmissionError(f"{p.name} is not a Jupyter notebook")
+            raise SubmissionError(f"{name} is not a Jupyter notebook")
         cells, notes, tagged = notebook_cells(nb)
         source, notes, where = _joined(cells, notes)
-        return Submission(p.name, source, "ipynb", tuple(notes), tuple(cells), tuple(where),
-                          tagged)
-    raise SubmissionError(f"{p.name}: submissions are .py files or .ipynb notebooks")
+        return Submission(name, source, "ipynb", tuple(notes), tuple(cells), tuple(where),
+                          tagged, sha256=digest, raw=text)
+    raise SubmissionError(f"{name}: submissions are .py files or .ipynb notebooks")
 
 
 __all__ = ["Submission", "SubmissionError", "load_submission", "notebook_cells",
-           "notebook_source"]
+           "notebook_source", "read_file", "shown_name"]

@@ -330,11 +330,12 @@ def test_sweep_removes_folders_of_dead_graders():
     dead.wait()
     import tempfile
 
-    root = Path(tempfile.gettempdir()) / f"{isolation.JOB_PREFIX}{dead.pid}-0-x"
+    root = Path(tempfile.mkdtemp(prefix=f"{isolation.JOB_PREFIX}{dead.pid}-"))
     (root / "job").mkdir(parents=True)
     (root / "job" / "submission.py").write_text("secret")
+    isolation._register(str(root), None, dead.pid)  # as that grader's job_root() did
     old = time.time() - 3600
-    os.utime(root, (old, old))
+    os.utime(Path(isolation.registry()) / f"{root.name}.json", (old, old))
     alive = Path(isolation.job_root(None))  # ours: a live grader's folder stays
     try:
         removed = isolation.sweep_leftovers()

@@ -113,7 +113,11 @@ def _fixpipe(rp: Replayer, c: CoreState, e: Event) -> None:
 
 
 def _scalar_access(rp: Replayer, c: CoreState, e: Event) -> None:
-    a = (e.reads or e.writes)[0]
+    ops = e.reads if e.op == "get_value" else e.writes
+    if len(ops) != 1 or (e.reads and e.writes):
+        raise ValueError(f"{e.op} reads or writes exactly one element; the event has "
+                         f"{len(e.reads)} read(s) and {len(e.writes)} write(s)")
+    a = ops[0]
     if a.space == "GM":
         t: Any = rp.glob(a, e.dtype)
     else:

@@ -56,6 +56,7 @@ from ...runtime.memory.gm import _BASE0, _SPACING, GMAlloc
 from ...runtime.trace import Event, GMArg, Run
 from .adv_matmul import MATMUL_OPS, replay_matmul
 from .adv_softmax import SOFTMAX_OPS, replay_softmax
+from .budget import CHECK_EVERY, CLOCK
 from .ops import HANDLERS, Replayer, expected_pipe
 
 # REPLAYABLE_OPS: what the re-issue table replays one instruction at a time; LIBRARY_OPS: ops
@@ -284,7 +285,11 @@ def _walk(rp: Replayer, events: Sequence[Event]) -> None:
         with warnings.catch_warnings(), one_blas_thread():
             warnings.simplefilter("ignore", MemcheckWarning)
             i = 0
+            steps = 0
             while i < n_events:
+                steps += 1
+                if steps % CHECK_EVERY == 0:
+                    CLOCK.check()  # the judge's wall-clock budget (budget.py)
                 if _regenerated(events[i]):
                     i += 1
                     continue  # re-inserted by the runtime in front of the next instruction
