@@ -8,6 +8,10 @@ The notebooks a learner edits are copies: the installed package (or the reposito
 written. A manifest in the folder (.ascendlab-course.json) records the hash of each file as it
 was copied, so a later run can tell a learner's edit (kept, always) from an untouched copy
 (refreshed when the course's version changed) and restores files the learner deleted.
+
+When lessons were renumbered (ascendlab/tutorials/renames.py), a folder made before holds the
+old file names: an untouched old copy is removed (the renamed notebook is copied as new), an
+edited one is kept under its old name and reported, next to the course's renamed version.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..resources import data_path
+from ..tutorials.renames import NOTEBOOKS as RENAMED
 
 DEFAULT_DIR = "~/ascendlab-course"
 MANIFEST = ".ascendlab-course.json"
@@ -36,6 +41,8 @@ class CoursePlan:
     updated: list[str] = field(default_factory=list)  # untouched copies of a changed file
     kept: list[str] = field(default_factory=list)  # edited by the learner: left alone
     unchanged: list[str] = field(default_factory=list)
+    renamed: list[str] = field(default_factory=list)  # "old -> new": untouched old copy removed
+    kept_renamed: list[str] = field(default_factory=list)  # "old (now new)": edited, left alone
 
     def describe(self) -> str:
         """A few lines for the terminal."""
@@ -48,6 +55,13 @@ class CoursePlan:
                          f"was not copied over them): {', '.join(self.kept)}")
         if self.unchanged:
             lines.append(f"  already there, unchanged: {len(self.unchanged)} files")
+        if self.renamed:
+            lines.append(f"  the course was renumbered; replaced {len(self.renamed)} untouched "
+                         f"lessons by their new names: {', '.join(self.renamed)}")
+        if self.kept_renamed:
+            lines.append(f"  the course was renumbered; kept your edited copies of "
+                         f"{len(self.kept_renamed)} lessons under their old names (the course's "
+                         f"version is under the new name): {', '.join(self.kept_renamed)}")
         if not (self.copied or self.updated or self.kept or self.unchanged):
             lines.append("  no course material found to copy (no tutorials/ in this install)")
         return "\n".join(lines)
@@ -73,6 +87,29 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _untouched(name: str, target: Path, manifest: dict[str, str]) -> bool:
+    """Whether the folder's `target` is still the copy this command made of `name`."""
+    return manifest.get(name) == _digest(target)
+
+
+def _drop_renamed(dest: Path, files: dict[str, Path], manifest: dict[str, str],
+                  plan: CoursePlan) -> None:
+    """Old names of renumbered lessons: remove untouched copies, keep (and report) edits."""
+    for old, new in RENAMED.items():
+        if new not in files:
+            continue  # this install does not ship the renamed lesson: leave the old one
+        target = dest / old
+        if not target.is_file():
+            manifest.pop(old, None)  # deleted by the learner: nothing to do
+            continue
+        if _untouched(old, target, manifest):
+            target.unlink()
+            manifest.pop(old, None)
+            plan.renamed.append(f"{old} -> {new}")
+        else:
+            plan.kept_renamed.append(f"{old} (now {new})")
+
+
 def prepare_course(dest: Path, files: dict[str, Path] | None = None) -> CoursePlan:
     """Copy the course into `dest` without ever overwriting a learner's edit."""
     dest = dest.expanduser().resolve()
@@ -83,7 +120,9 @@ def prepare_course(dest: Path, files: dict[str, Path] | None = None) -> CoursePl
     except (OSError, ValueError):
         manifest = {}
     plan = CoursePlan(dest)
-    for name, src in (course_files() if files is None else files).items():
+    files = course_files() if files is None else files
+    _drop_renamed(dest, files, manifest, plan)
+    for name, src in files.items():
         target = dest / name
         want = _digest(src)
         if not target.exists():
@@ -94,7 +133,7 @@ def prepare_course(dest: Path, files: dict[str, Path] | None = None) -> CoursePl
                 plan.unchanged.append(name)
                 manifest[name] = want
                 continue
-            if manifest.get(name) != have:  # not the copy we made: the learner's work
+            if not _untouched(name, target, manifest):  # not our copy: the learner's work
                 plan.kept.append(name)
                 continue
             bucket = plan.updated

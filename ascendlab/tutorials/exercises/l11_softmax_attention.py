@@ -1,4 +1,4 @@
-"""Lesson 16, Softmax and attention: a row softmax that survives large inputs."""
+"""Lesson 11, Softmax and attention: a row softmax that survives large inputs."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def _softmax(a):
 
 EXERCISES = (
     Exercise(
-        id="16.softmax_rows", lesson=16,
+        id="11.softmax_rows", lesson=11,
         title="A row softmax that does not overflow",
         inputs=("x",), outputs=("y",), reference=_softmax,
         # scores up to 100: exp overflows float32 (e^88.7 is its largest value)

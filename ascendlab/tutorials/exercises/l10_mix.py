@@ -1,4 +1,4 @@
-"""Lesson 15, MIX kernels: a matmul on the cube core with a vector epilogue (bias + ReLU)."""
+"""Lesson 10, MIX kernels: a matmul on the cube core with a vector epilogue (bias + ReLU)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def _c_spec(case: Case) -> dict[str, Any]:
 
 EXERCISES = (
     Exercise(
-        id="15.matmul_bias_relu", lesson=15,
+        id="10.matmul_bias_relu", lesson=10,
         title="A MIX kernel: c = relu(a @ b + bias), the epilogue on the vector cores",
         inputs=("a", "b", "bias"), outputs=("c",),
         reference=lambda x: np.maximum(x["a"] @ x["b"] + x["bias"], 0.0),

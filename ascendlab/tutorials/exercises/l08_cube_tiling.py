@@ -1,4 +1,4 @@
-"""Lesson 14, Cube tiling: one matmul tile whose m, k, n are not multiples of 16 (m = 1 too)."""
+"""Lesson 08, Cube tiling: one matmul tile whose m, k, n are not multiples of 16 (m = 1 too)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _c_spec(case: Case) -> dict[str, Any]:
 
 EXERCISES = (
     Exercise(
-        id="14.matmul_tails", lesson=14,
+        id="08.matmul_tails", lesson=8,
         title="One matmul tile with tails: m, k, n not multiples of 16, and m = 1",
         inputs=("a", "b"), outputs=("c",), reference=lambda x: x["a"] @ x["b"],
         make_inputs=_operands, input_spec=_in_spec, output_spec=_c_spec,

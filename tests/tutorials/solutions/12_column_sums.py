@@ -1,4 +1,4 @@
-"""Solution of exercise 17.column_sums: each core sums a slice of the rows into float32
+"""Solution of exercise 12.column_sums: each core sums a slice of the rows into float32
 partials, writes them to its slot of a GM workspace; after sync_all core 0 adds the partials."""
 
 import numpy as np

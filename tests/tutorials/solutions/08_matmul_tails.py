@@ -1,4 +1,4 @@
-"""Solution of exercise 14.matmul_tails: fractal counts rounded up, the ND -> NZ copies pad
+"""Solution of exercise 08.matmul_tails: fractal counts rounded up, the ND -> NZ copies pad
 to whole fractals, mmad runs at least two rows (m = 1 would be GEMV mode), fixpipe writes
 the real m x n from the padded L0C."""
 

@@ -1,4 +1,4 @@
-"""Lesson 17, Reductions across cores: column sums of a tall matrix, partials through a GM
+"""Lesson 12, Reductions across cores: column sums of a tall matrix, partials through a GM
 workspace (or atomics) and a second phase after sync_all."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from ..exercise import Exercise, cases, uniform_inputs
 
 EXERCISES = (
     Exercise(
-        id="17.column_sums", lesson=17,
+        id="12.column_sums", lesson=12,
         title="Column sums of a tall matrix on every vector core",
         inputs=("x",), outputs=("y",),
         reference=lambda a: np.sum(a["x"], axis=0),

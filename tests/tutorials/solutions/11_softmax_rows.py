@@ -1,4 +1,4 @@
-"""Solution of exercise 16.softmax_rows: subtract the row maximum before exp."""
+"""Solution of exercise 11.softmax_rows: subtract the row maximum before exp."""
 
 import ascendlab.asc as asc
 

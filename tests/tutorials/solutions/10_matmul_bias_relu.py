@@ -1,4 +1,4 @@
-"""Solution of exercise 15.matmul_bias_relu: the Matmul's block comes into UB, the vector
+"""Solution of exercise 10.matmul_bias_relu: the Matmul's block comes into UB, the vector
 core adds the bias (loaded and widened once) row by row and applies ReLU."""
 
 import numpy as np
