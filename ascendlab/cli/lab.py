@@ -15,6 +15,10 @@ The course's JupyterLab gets a Jupyter config folder of its own in the course fo
 (.ascendlab-jupyter/, added to JUPYTER_CONFIG_PATH for that server only) whose
 labconfig/page_config.json turns off JupyterLab's news plugin, whose consent pop-up would cover
 every notebook. The learner's own Jupyter settings are not touched.
+
+When lessons were renumbered (ascendlab/tutorials/renames.py), a folder made before holds the
+old file names: an untouched old copy is removed (the renamed notebook is copied as new), an
+edited one is kept under its old name and reported, next to the course's renamed version.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..resources import data_path
+from ..tutorials.renames import NOTEBOOKS as RENAMED
 
 DEFAULT_DIR = "~/ascendlab-course"
 MANIFEST = ".ascendlab-course.json"
@@ -46,6 +51,8 @@ class CoursePlan:
     kept: list[str] = field(default_factory=list)  # edited, and the course changed it too
     yours: list[str] = field(default_factory=list)  # edited, the course's version unchanged
     unchanged: list[str] = field(default_factory=list)
+    renamed: list[str] = field(default_factory=list)  # "old -> new": untouched old copy removed
+    kept_renamed: list[str] = field(default_factory=list)  # "old (now new)": edited, left alone
 
     def describe(self) -> str:
         """A few lines for the terminal."""
@@ -61,6 +68,13 @@ class CoursePlan:
                          f"{', '.join(self.yours)}")
         if self.unchanged:
             lines.append(f"  already there, unchanged: {len(self.unchanged)} files")
+        if self.renamed:
+            lines.append(f"  the course was renumbered; replaced {len(self.renamed)} untouched "
+                         f"lessons by their new names: {', '.join(self.renamed)}")
+        if self.kept_renamed:
+            lines.append(f"  the course was renumbered; kept your edited copies of "
+                         f"{len(self.kept_renamed)} lessons under their old names (the course's "
+                         f"version is under the new name): {', '.join(self.kept_renamed)}")
         if not (self.copied or self.updated or self.kept or self.yours or self.unchanged):
             lines.append("  no course material found to copy (no tutorials/ in this install)")
         return "\n".join(lines)
@@ -101,6 +115,30 @@ def _digest(path: Path) -> str:
     return _bytes_digest(path)
 
 
+def _untouched(name: str, target: Path, manifest: dict[str, str]) -> bool:
+    """Whether the folder's `target` is still the copy this command made of `name` (a
+    manifest written before fingerprints holds the bytes' hash)."""
+    return manifest.get(name) in (_digest(target), _bytes_digest(target))
+
+
+def _drop_renamed(dest: Path, files: dict[str, Path], manifest: dict[str, str],
+                  plan: CoursePlan) -> None:
+    """Old names of renumbered lessons: remove untouched copies, keep (and report) edits."""
+    for old, new in RENAMED.items():
+        if new not in files:
+            continue  # this install does not ship the renamed lesson: leave the old one
+        target = dest / old
+        if not target.is_file():
+            manifest.pop(old, None)  # deleted by the learner: nothing to do
+            continue
+        if _untouched(old, target, manifest):
+            target.unlink()
+            manifest.pop(old, None)
+            plan.renamed.append(f"{old} -> {new}")
+        else:
+            plan.kept_renamed.append(f"{old} (now {new})")
+
+
 def prepare_course(dest: Path, files: dict[str, Path] | None = None) -> CoursePlan:
     """Copy the course into `dest` without ever overwriting a learner's edit."""
     dest = dest.expanduser().resolve()
@@ -111,7 +149,9 @@ def prepare_course(dest: Path, files: dict[str, Path] | None = None) -> CoursePl
     except (OSError, ValueError):
         manifest = {}
     plan = CoursePlan(dest)
-    for name, src in (course_files() if files is None else files).items():
+    files = course_files() if files is None else files
+    _drop_renamed(dest, files, manifest, plan)
+    for name, src in files.items():
         target = dest / name
         want = _digest(src)
         if not target.exists():
@@ -122,11 +162,8 @@ def prepare_course(dest: Path, files: dict[str, Path] | None = None) -> CoursePl
                 plan.unchanged.append(name)
                 manifest[name] = want
                 continue
-            # the copy we made, untouched since (a manifest written before fingerprints
-            # holds the bytes' hash)
-            made = manifest.get(name)
-            if made not in (have, _bytes_digest(target)):  # the learner's work: never touched
-                (plan.yours if made == want else plan.kept).append(name)
+            if not _untouched(name, target, manifest):  # the learner's work: never touched
+                (plan.yours if manifest.get(name) == want else plan.kept).append(name)
                 continue
             bucket = plan.updated
         target.parent.mkdir(parents=True, exist_ok=True)

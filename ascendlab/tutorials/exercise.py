@@ -60,12 +60,15 @@ class Exercise:
         default_factory=uniform_inputs)
     # (shape, dtype) of each output for a case; default: the case's shape and dtype
     output_spec: Callable[[Case], Mapping[str, tuple[tuple[int, ...], str]]] | None = None
+    # (shape, dtype) of each input when it is not the case's (e.g. a matmul's (m, k, n) case)
+    input_spec: Callable[[Case], Mapping[str, tuple[tuple[int, ...], str]]] | None = None
     allowed_ops: frozenset[str] | None = None  # trace ops allowed (None: any)
     requires: frozenset[str] = frozenset()  # trace ops the kernel must issue
     cycle_target: float | None = None  # the perf case must model <= this x the roofline
     block_num: tuple[int, int | None] = (1, None)
     core_kind: str = "aiv"
     input_independent: bool = True  # the grader's shadow replay on fresh inputs
+    workspace_bytes: int = 0  # extra GM arrays (zero-filled numpy arrays of launch) allowed
     entry: str = "launch"  # the name the notebook's stub defines
     hint: str = ""  # shown when the check fails
 
@@ -104,8 +107,10 @@ class Exercise:
             public_cases=self.cases, hidden_cases=lambda secret: [],
             rules=Rules(chips=("Ascend910B2",), allowed_ops=self.allowed_ops,
                         block_num=self.block_num, core_kind=self.core_kind,
-                        input_independent=self.input_independent),
-            tiers=tiers, entry=self.entry, output_spec=self.output_spec)
+                        input_independent=self.input_independent,
+                        workspace_bytes=self.workspace_bytes),
+            tiers=tiers, entry=self.entry, output_spec=self.output_spec,
+            input_spec=self.input_spec)
 
     def to_challenge(self) -> Challenge:
         return Challenge(self.to_spec(), TUTORIALS_DIR)

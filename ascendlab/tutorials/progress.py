@@ -6,8 +6,10 @@
 
 The file is <data dir>/progress.json, where the data dir is $ASCENDLAB_DATA_DIR, else
 $XDG_DATA_HOME/ascendlab, else ~/.local/share/ascendlab. A passing check() records itself
-here. Nothing here needs the network, and nothing here stops a notebook: a data dir that is
-missing, read-only or holds a damaged file gives a warning and an empty (or unsaved) record.
+here. Passes recorded under the id an exercise had before its lesson was renumbered count for
+its new id (renames.py). Nothing here needs the network, and nothing here stops a notebook: a
+data dir that is missing, read-only or holds a damaged file gives a warning and an empty (or
+unsaved) record.
 """
 
 from __future__ import annotations
@@ -61,7 +63,25 @@ def load() -> dict[str, dict[str, Any]]:
         warnings.warn(f"ascendlab progress: {path} is damaged ({e}); showing no progress "
                       "(`ascendlab progress --reset` starts it afresh)", stacklevel=2)
         return {}
-    return {str(k): dict(v) if isinstance(v, Mapping) else {} for k, v in passed.items()}
+    out = {str(k): dict(v) if isinstance(v, Mapping) else {} for k, v in passed.items()}
+    return _renamed(out)
+
+
+def _renamed(passed: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Passes recorded under an exercise's old id (its lesson moved: renames.py) count for its
+    new id; where both are recorded, the new one is kept with the fewer cycles of the two. The
+    file itself is rewritten with the new ids on the next recorded pass."""
+    from .renames import EXERCISES
+
+    for old, new in EXERCISES.items():
+        if old not in passed:
+            continue
+        was = passed.pop(old)
+        now = passed.setdefault(new, was)
+        cycles = [c for c in (was.get("cycles"), now.get("cycles")) if c is not None]
+        if cycles:
+            now["cycles"] = min(cycles)
+    return passed
 
 
 def _save(passed: Mapping[str, Any]) -> bool:

@@ -1,4 +1,4 @@
-"""Lesson 09, Debugging: the pitfalls the sanitizer catches; the exercise fixes two sync bugs."""
+"""Lesson 13, Debugging: the pitfalls the sanitizer catches; the exercise fixes two sync bugs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from ..exercise import Exercise, cases
 
 EXERCISES = (
     Exercise(
-        id="09.fix_pipeline", lesson=9, title="Fix the two synchronisation bugs of a pipeline",
+        id="13.fix_pipeline", lesson=13, title="Fix the two synchronisation bugs of a pipeline",
         inputs=("x",), outputs=("z",), reference=lambda a: np.maximum(a["x"], 0) * 2,
         cases=cases((8 * 2 * 256,), (8 * 6 * 256,), dtype="float32", perf=1),
         requires=frozenset({"relu", "muls"}),

@@ -1,4 +1,4 @@
-"""Lesson 08, Operator fusion: LayerNorm + GeLU fused; the exercise fuses a residual add."""
+"""Lesson 09, Operator fusion: LayerNorm + GeLU fused; the exercise fuses a residual add."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def _residual_gelu(a: dict[str, np.ndarray]) -> np.ndarray:
 
 EXERCISES = (
     Exercise(
-        id="08.residual_gelu", lesson=8, title="Fuse a residual add into GeLU: y = GeLU(x + r)",
+        id="09.residual_gelu", lesson=9, title="Fuse a residual add into GeLU: y = GeLU(x + r)",
         inputs=("x", "r"), outputs=("y",), reference=_residual_gelu,
         cases=cases((64, 1024), (8, 512), dtype="float32", perf=0),
         requires=frozenset({"add", "exp", "div"}),

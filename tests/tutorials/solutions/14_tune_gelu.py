@@ -1,4 +1,4 @@
-"""Solution of exercise 10.tune_gelu (tutorials/10-profiling-and-tuning.ipynb)."""
+"""Solution of exercise 14.tune_gelu (tutorials/14-profiling-and-tuning.ipynb)."""
 
 import ascendlab.asc as asc
 

@@ -1,4 +1,4 @@
-"""Solution of exercise 08.residual_gelu (tutorials/08-operator-fusion.ipynb)."""
+"""Solution of exercise 09.residual_gelu (tutorials/09-operator-fusion.ipynb)."""
 
 import ascendlab.asc as asc
 

@@ -1,4 +1,4 @@
-"""Lesson 11, Python-first operators: Mish written in NumPy style with @ascend_kernel; the
+"""Lesson 15, Python-first operators: Mish written in NumPy style with @ascend_kernel; the
 lowering must make it one fused kernel."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from ..exercise import Exercise, cases
 
 EXERCISES = (
     Exercise(
-        id="11.mish", lesson=11, title="Mish as a Python-first operator: x * tanh(softplus(x))",
+        id="15.mish", lesson=15, title="Mish as a Python-first operator: x * tanh(softplus(x))",
         inputs=("x",), outputs=("y",),
         reference=lambda a: a["x"] * np.tanh(np.log1p(np.exp(a["x"]))),
         cases=cases((48 * 1024,), (3000,), dtype="float32", perf=0),

@@ -1,4 +1,4 @@
-"""Lesson 10, Profiling, advice and autotuning: the exercise tunes GeLU to its roofline."""
+"""Lesson 14, Profiling, advice and autotuning: the exercise tunes GeLU to its roofline."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ GELU_K = 1.702  # GeLU(x) ~ x * sigmoid(1.702 x) (Hendrycks & Gimpel 2016, secti
 
 EXERCISES = (
     Exercise(
-        id="10.tune_gelu", lesson=10, title="Tune GeLU to within 1.5x of its roofline bound",
+        id="14.tune_gelu", lesson=14, title="Tune GeLU to within 1.5x of its roofline bound",
         inputs=("x",), outputs=("y",), reference=lambda a: a["x"] / (1 + np.exp(-GELU_K * a["x"])),
         cases=cases((48 * 8192,), dtype="float32", perf=0),
         requires=frozenset({"exp", "div"}),

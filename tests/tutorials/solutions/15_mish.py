@@ -1,4 +1,4 @@
-"""Solution of exercise 11.mish (tutorials/11-python-first-operators.ipynb)."""
+"""Solution of exercise 15.mish (tutorials/15-python-first-operators.ipynb)."""
 
 from ascendlab import TensorSpec, ascend_kernel
 from ascendlab.ops import exp, log, tanh

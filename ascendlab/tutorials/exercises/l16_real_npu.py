@@ -1,4 +1,4 @@
-"""Lesson 12, From here to a real NPU: a last kernel written to be carried to a chip."""
+"""Lesson 16, From here to a real NPU: a last kernel written to be carried to a chip."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def _inputs(case: Case, names: tuple[str, ...]) -> Mapping[str, np.ndarray]:
 
 EXERCISES = (
     Exercise(
-        id="12.leaky_relu", lesson=12,
+        id="16.leaky_relu", lesson=16,
         title="Ready for the chip: leaky_relu for any length, 48 cores, within 1.5x of the "
               "roofline",
         inputs=("x",), outputs=("y",),

@@ -1,4 +1,4 @@
-"""Solution of exercise 12.leaky_relu (tutorials/12-real-npu.ipynb)."""
+"""Solution of exercise 16.leaky_relu (tutorials/16-real-npu.ipynb)."""
 
 import ascendlab.asc as asc
 

@@ -1,4 +1,4 @@
-"""Solution of exercise 09.fix_pipeline (tutorials/09-debugging.ipynb)."""
+"""Solution of exercise 13.fix_pipeline (tutorials/13-debugging.ipynb)."""
 
 import ascendlab.asc as asc
 
