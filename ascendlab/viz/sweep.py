@@ -82,11 +82,12 @@ class SweepModel:
         return [r for r in self.rows if r.ok]
 
     def best(self) -> SweepRow:
-        """The row with the fewest cycles (among those that ran)."""
+        """The row closest to its roofline bound (among those that ran); over tiles, the
+        work is the same at every value, so it is also the one with the fewest cycles."""
         if not self.ok_rows:
             raise ValueError(f"sweep over {self.name}: no value ran; errors: "
                              f"{[r.error for r in self.rows]}")
-        return min(self.ok_rows, key=lambda r: r.cycles)
+        return max(self.ok_rows, key=lambda r: r.efficiency)
 
     def crossover(self) -> float | None:
         """The first value whose kernel time reaches the launch overhead (None: never)."""
@@ -139,6 +140,11 @@ def sweep_model(fn: Callable[[Any], Run], values: Iterable[Any], *, name: str = 
                       rows=rows, baseline_label=baseline_label, marks=dict(marks or {}))
 
 
+def _num(v: float) -> str:
+    """12288 -> '12,288'; 0.5 -> '0.5'."""
+    return f"{int(v):,}" if float(v).is_integer() else f"{v:g}"
+
+
 class SweepView(View):
     """Time and % of the roofline against a swept size or tile."""
 
@@ -156,15 +162,15 @@ class SweepView(View):
         """The rows as a text table."""
         m = self.model
         base = any(r.baseline_us is not None for r in m.rows)
-        head = (f"{m.name:>9} {'cycles':>9} {'bound':>9} {'of bound':>8} {'kernel us':>9} "
+        head = (f"{m.name:>10} {'cycles':>9} {'bound':>9} {'of bound':>8} {'kernel us':>9} "
                 f"{'+launch us':>10} {'GB/s':>7}  {'GM traffic':>10} {'bound by':<8}"
                 + (f" {m.baseline_label + ' us':>12}" if base else ""))
         lines = [head]
         for r in m.rows:
             if not r.ok:
-                lines.append(f"{r.value:>9g} rejected: {r.error}")
+                lines.append(f"{_num(r.value):>10} rejected: {r.error}")
                 continue
-            line = (f"{r.value:>9g} {r.cycles:>9,} {r.bound_cycles:>9,} {r.efficiency:>8.0%} "
+            line = (f"{_num(r.value):>10} {r.cycles:>9,} {r.bound_cycles:>9,} {r.efficiency:>8.0%} "
                     f"{r.kernel_us:>9.2f} {r.total_us:>10.2f} {r.gbps:>7.0f}  "
                     f"{fmt_bytes(r.gm_bytes):>10} {r.bound:<8}")
             if base:
@@ -177,12 +183,12 @@ class SweepView(View):
         out = [f"sweep of {m.label} over {m.name} on {m.chip}:", self.table()]
         if m.ok_rows:
             best = m.best()
-            out.append(f"fewest cycles at {m.name} = {best.value:g}: {best.cycles:,} cycles, "
-                       f"{best.efficiency:.0%} of its roofline bound")
+            out.append(f"closest to the roofline at {m.name} = {_num(best.value)}: "
+                       f"{best.cycles:,} cycles, {best.efficiency:.0%} of its bound")
             cross = m.crossover()
             launch = m.ok_rows[-1].launch_us
             out.append(f"the kernel outlasts the launch overhead ({launch:.1f} us) from "
-                       f"{m.name} = {cross:g}" if cross is not None else
+                       f"{m.name} = {_num(cross)}" if cross is not None else
                        f"the launch overhead ({launch:.1f} us) exceeds the kernel time at "
                        f"every {m.name}")
         return "\n".join(out)
@@ -221,7 +227,7 @@ class SweepView(View):
             ax.grid(which="both", color="#eee")
             ax.legend(fontsize=7)
         ax_t.set_yscale("log")
-        ax_t.set_ylabel("microseconds (cycle model)")
+        ax_t.set_ylabel("microseconds (kernel: cycle model)")
         ax_t.set_title(f"time against {m.name} on {m.chip}", fontsize=9, loc="left")
         ax_e.set_ylim(0, 110)
         ax_e.set_ylabel("% of the roofline bound")
@@ -246,12 +252,12 @@ class SweepView(View):
         cells = []
         for r in m.rows:
             if r.ok:
-                cells.append(f"<tr><td>{r.value:g}</td><td>{r.cycles:,}</td>"
+                cells.append(f"<tr><td>{_num(r.value)}</td><td>{r.cycles:,}</td>"
                              f"<td>{r.bound_cycles:,}</td><td>{r.efficiency:.0%}</td>"
                              f"<td>{r.kernel_us:.2f}</td><td>{r.total_us:.2f}</td>"
                              f"<td>{r.bound}</td></tr>")
             else:
-                cells.append(f"<tr><td>{r.value:g}</td><td colspan='6'>rejected: "
+                cells.append(f"<tr><td>{_num(r.value)}</td><td colspan='6'>rejected: "
                              f"{svg.esc(r.error)}</td></tr>")
         table = W.HTML(f"<table class='ascendlab-sweep-rows'><tr><th>{svg.esc(m.name)}</th>"
                        "<th>cycles</th><th>bound</th><th>of bound</th><th>kernel us</th>"
