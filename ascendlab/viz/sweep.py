@@ -217,7 +217,11 @@ class SweepView(View):
         for r in rows:
             ax_e.annotate(r.bound, (r.value, 100 * r.efficiency), fontsize=7, color="#666",
                           xytext=(0, 5), textcoords="offset points", ha="center")
+        rejected = [r.value for r in m.rows if not r.ok]
         for ax in (ax_t, ax_e):
+            if rejected:  # at the foot of the axes: the emulator refused these values
+                ax.plot(rejected, [0.03] * len(rejected), "x", color="#c62828", ms=8, mew=2,
+                        transform=ax.get_xaxis_transform(), label="rejected by the emulator")
             for text, x in m.marks.items():
                 ax.axvline(x, color="#888", lw=1)
                 ax.annotate(text, (x, 0.02), xycoords=("data", "axes fraction"), fontsize=7,
@@ -227,6 +231,12 @@ class SweepView(View):
             ax.grid(which="both", color="#eee")
             ax.legend(fontsize=7)
         ax_t.set_yscale("log")
+        from matplotlib.ticker import FuncFormatter, NullFormatter
+
+        plain = FuncFormatter(lambda y, _: f"{y:g}")
+        lo, hi = ax_t.get_ylim()
+        ax_t.yaxis.set_major_formatter(plain)  # 20, not 2 x 10^1; minor labels on short ranges
+        ax_t.yaxis.set_minor_formatter(plain if hi < 30 * lo else NullFormatter())
         ax_t.set_ylabel("microseconds (kernel: cycle model)")
         ax_t.set_title(f"time against {m.name} on {m.chip}", fontsize=9, loc="left")
         ax_e.set_ylim(0, 110)

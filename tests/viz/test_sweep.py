@@ -73,8 +73,11 @@ def test_a_rejected_value_is_a_row_not_a_crash():
     m = sweep_model(launch, [1024, 4096, 8192], name="tile")
     assert [r.ok for r in m.rows] == [True, True, False]
     assert m.rows[2].error == "tile 8192 does not fit"
-    table = viz.sweep(launch, [8192, 1024]).table()
-    assert "     8,192 rejected: tile 8192 does not fit" in table
+    view = viz.sweep(launch, [8192, 1024])
+    assert "     8,192 rejected: tile 8192 does not fit" in view.table()
+    ax_t = view.figure().axes[0]
+    (x_mark,) = [line for line in ax_t.lines if line.get_label() == "rejected by the emulator"]
+    assert list(x_mark.get_xdata()) == [8192]  # drawn at the foot, not as a time
 
 
 def test_bad_input_is_named():
