@@ -10,7 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 # Paths relative to the repository root that ship in the wheel (read by hatch_build.py).
-SHIPPED: tuple[str, ...] = ("challenges", "tutorials", "examples/widgets.ipynb")
+# docs/hardware-facts.md: the sources of the course's hardware facts; examples/vadd.py: the
+# pyasc-style script lesson 12 runs (both found with data_path from the course folder).
+SHIPPED: tuple[str, ...] = ("challenges", "tutorials", "examples/widgets.ipynb",
+                            "examples/vadd.py", "docs/hardware-facts.md")
 
 PACKAGE = Path(__file__).resolve().parent
 CHECKOUT = PACKAGE.parent  # the repository root when running from a source checkout

@@ -1,4 +1,5 @@
-"""The wheel carries the course: challenges/, tutorials/ and examples/widgets.ipynb ship as
+"""The wheel carries the course: challenges/, tutorials/, examples/widgets.ipynb, examples/vadd.py
+and docs/hardware-facts.md ship as
 ascendlab/_data/..., and ascendlab.resources finds them in a checkout or an install."""
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ def test_wheel_ships_the_course(tmp_path):
             assert want and want <= names, sorted(want - names)[:5]
     assert "ascendlab/_data/challenges/day1-swish/spec.py" in names
     assert "ascendlab/_data/examples/widgets.ipynb" in names
+    assert "ascendlab/_data/examples/vadd.py" in names  # lesson 12 runs it
+    assert "ascendlab/_data/docs/hardware-facts.md" in names  # the lessons cite it
     assert not any(n.endswith(".pyc") for n in names)
 
 

@@ -2,6 +2,12 @@
 
     from ascendlab.tutorials import check
     check("01.vadd", launch)      # an ExerciseReport; it renders itself as the cell's output
+    check("01.vadd", launch, hint=2)        # a failed check names the API to use
+    check("01.vadd", launch, reveal=True)   # ... and shows the code
+
+Hints come in tiers, so that a failed check teaches before it tells: the first failure gives
+the idea (no API name, no code), a second failure of the same exercise in this process (or
+hint=2) adds the API to use, and only reveal=True shows the code. A pass shows no hint.
 
 `launch` is called as the grader calls a challenge's entry: launch(*inputs, *outputs,
 **params, core_num=...) on arrays the checker made, and must launch exactly one kernel.
@@ -34,8 +40,14 @@ class ExerciseReport:
     message: str  # one paragraph: why it passed or what to fix first
     report: Report | None  # the grader's report (None when the exercise id is unknown)
     problems: list[str] = field(default_factory=list)  # the lesson's own failed checks
-    hint: str = ""
+    hints: tuple[tuple[str, str], ...] = ()  # (label, text) of the hint tiers shown
+    more: str = ""  # how to see the next tier, when there is one
     progress: str = ""
+
+    @property
+    def hint(self) -> str:
+        """The hint text shown (its tiers joined), "" when none is."""
+        return "; ".join(text for _, text in self.hints)
 
     @property
     def ok(self) -> bool:
@@ -48,8 +60,10 @@ class ExerciseReport:
         out = [self.headline(), "", self.message]
         if self.problems:
             out += [""] + [f"  - {p}" for p in self.problems]
-        if not self.passed and self.hint:
-            out += ["", f"hint: {self.hint}"]
+        if not self.passed:
+            out += [""] * bool(self.hints or self.more)
+            out += [f"hint ({label}): {text}" for label, text in self.hints]
+            out += [f"({self.more})"] * bool(self.more)
         if self.report is not None:
             # the grader's report without its headline and message (said above)
             lines = str(self.report).splitlines()
@@ -66,8 +80,10 @@ class ExerciseReport:
         e = html.escape
         color = "#2e7d32" if self.passed else "#c62828"
         probs = "".join(f"<li>{e(p)}</li>" for p in self.problems)
-        hint = (f"<p><b>hint:</b> {e(self.hint)}</p>" if not self.passed and self.hint
-                else "")
+        hint = "" if self.passed else "".join(
+            f"<p><b>hint ({e(label)}):</b> {e(text)}</p>" for label, text in self.hints)
+        if not self.passed and self.more:
+            hint += f"<p><i>({e(self.more)})</i></p>"
         inner = ""
         if self.report is not None:
             inner = (f"<details{'' if self.passed else ' open'}><summary>the grader's report"
@@ -124,9 +140,35 @@ def _message(report: Report, problems: list[str]) -> str:
     return report.message.replace("all ", "All ", 1)
 
 
-def check(exercise_id: str, fn: Any, *, record: bool = True) -> ExerciseReport:
+_failures: dict[str, int] = {}  # failed checks per exercise in this process (the hint tier)
+
+
+def _hints(ex: Exercise, tier: int, reveal: bool) -> tuple[tuple[tuple[str, str], ...], str]:
+    """The hint tiers shown at `tier` (1: the idea, 2: + the API) or on reveal (+ the code),
+    and the line saying how to see more."""
+    shown = [(label, text) for label, text in (("the idea", ex.concept), ("the API", ex.api))[
+        :tier] if text]
+    if reveal and ex.hint:
+        shown.append(("the code", ex.hint))
+    more = ""
+    if not reveal:
+        if tier < 2 and ex.api:
+            more = (f"run the check again, or check({ex.id!r}, {ex.entry}, hint=2), for the "
+                    f"API to use")
+        elif ex.hint:
+            more = f"check({ex.id!r}, {ex.entry}, reveal=True) shows the code"
+    return tuple(shown), more
+
+
+def check(exercise_id: str, fn: Any, *, record: bool = True, hint: int | None = None,
+          reveal: bool = False) -> ExerciseReport:
     """Judge `fn` (the learner's launch function) on exercise `exercise_id`; see the module
-    docstring. record=False leaves the learner's progress untouched. Never raises."""
+    docstring. record=False leaves the learner's progress untouched. On a failure, `hint`
+    (1 or 2) picks the hint tier (default: 1 on the first failure, 2 after), and reveal=True
+    also shows the code. Never raises on a wrong answer."""
+    if hint is not None and hint not in (1, 2):
+        raise ValueError(f"check: hint must be 1 (the idea) or 2 (the API), got {hint!r}; "
+                         f"reveal=True shows the code")
     from ..grader.check import check as grader_check
 
     try:
@@ -146,9 +188,15 @@ def check(exercise_id: str, fn: Any, *, record: bool = True) -> ExerciseReport:
     if passed and record:
         _progress.record_pass(ex.id, report.cycles(), report.tier)
     line = _progress.Progress(ex.lesson).line()
+    hints: tuple[tuple[str, str], ...] = ()
+    more = ""
+    if not passed:
+        _failures[ex.id] = _failures.get(ex.id, 0) + 1
+        tier = hint if hint is not None else min(_failures[ex.id], 2)
+        hints, more = _hints(ex, tier, reveal)
     return ExerciseReport(exercise=ex.id, title=ex.title, passed=passed,
                           message=_message(report, problems), report=report,
-                          problems=problems, hint=ex.hint, progress=line)
+                          problems=problems, hints=hints, more=more, progress=line)
 
 
 __all__ = ["ExerciseReport", "check"]

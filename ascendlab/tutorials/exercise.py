@@ -70,7 +70,12 @@ class Exercise:
     input_independent: bool = True  # the grader's shadow replay on fresh inputs
     workspace_bytes: int = 0  # extra GM arrays (zero-filled numpy arrays of launch) allowed
     entry: str = "launch"  # the name the notebook's stub defines
-    hint: str = ""  # shown when the check fails
+    # Tiered hints (ascendlab.tutorials.check): `concept` after a failed check (the idea, no
+    # API name, no code), `api` from the second failure or check(..., hint=2) (which calls
+    # to use, still no code), `hint` only with check(..., reveal=True) (the code itself).
+    concept: str = ""
+    api: str = ""
+    hint: str = ""
 
     def __post_init__(self) -> None:
         m = _ID.match(self.id)
@@ -86,6 +91,11 @@ class Exercise:
                                  f"roofline bound, must be >= 1, got {self.cycle_target}")
             if not any(c.perf for c in self.cases):
                 raise ValueError(f"Exercise {self.id}: a cycle_target needs a perf case")
+
+    def hint_tiers(self) -> tuple[tuple[str, str], ...]:
+        """(label, text) of each hint tier that is written: the concept, the API, the code."""
+        tiers = (("the idea", self.concept), ("the API", self.api), ("the code", self.hint))
+        return tuple((label, text) for label, text in tiers if text)
 
     @property
     def name(self) -> str:

@@ -8,6 +8,7 @@
     viz.hotspots(run)          # the kernel's source, each line's share of the critical path
     viz.compare(want, got)     # error heatmap/histogram, worst elements, precision verdict
     viz.explore(launcher, tile=[256, 1024], buffers=[1, 2])   # sliders that re-run a kernel
+    viz.sweep(lambda n: launch(n), sizes, name="n")   # time and % of roofline against n
 
 Each returns a View: `.model` (what is drawn, plain data), `.figure()` (matplotlib, static),
 `.widget` (ipywidgets; shown when the view is displayed in Jupyter), `.save(path)`. Views read
@@ -21,7 +22,9 @@ from .compare import compare
 from .explorer import explore
 from .hotspots import hotspots
 from .roofline import roofline
+from .sweep import sweep
 from .tiling_view import tiling
 from .timeline_view import timeline
 
-__all__ = ["compare", "explore", "hotspots", "memory_access", "roofline", "tiling", "timeline"]
+__all__ = ["compare", "explore", "hotspots", "memory_access", "roofline", "sweep", "tiling",
+           "timeline"]

@@ -1,8 +1,9 @@
 """The course's notebooks: stored stripped, shaped like lessons, listed in the README.
 
 CI fails on a notebook committed with outputs, execution counts or widget state (strip it with
-`python -m ascendlab.tutorials strip`); nbval (pytest --nbval-lax, pyproject's testpaths) runs
-every cell, and test_papermill.py runs each notebook once more with papermill.
+`python -m ascendlab.tutorials strip`); test_course_folder.py runs every cell under nbval
+(pytest --nbval-lax) from the folder `ascendlab lab` prepares, and test_papermill.py runs each
+notebook once more there with papermill.
 """
 
 from __future__ import annotations

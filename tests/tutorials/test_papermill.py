@@ -1,7 +1,8 @@
 """Each tutorial runs top to bottom once under papermill, and any error fails the test.
 
-nbval (pyproject's testpaths) already runs every notebook as it ships, with its exercises
-unsolved. This run is the learner who solved them: each exercise stub is replaced by its
+test_course_folder.py already runs every notebook as it ships, with its exercises unsolved,
+from the folder `ascendlab lab` prepares. This run is the learner who solved them, in that
+same folder (conftest.course_dir): each exercise stub is replaced by its
 solution from tests/tutorials/solutions/, and every check must then say PASSED and the last
 cell "all done" (so the cells after a check, which may depend on a pass, run too). A notebook
 with knobs has a cell tagged `parameters`; the test injects its defaults back (so the injected
@@ -63,12 +64,13 @@ def _text(cell: dict) -> str:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", notebooks(), ids=lambda p: p.name)
-def test_solved_notebook_runs_under_papermill(path, tmp_path):
+def test_solved_notebook_runs_under_papermill(path, tmp_path, course_dir):
+    path = course_dir / path.name  # the learner's copy
     solved = tmp_path / f"solved-{path.name}"
     assert _solved(path, solved) >= 1
     out = tmp_path / path.name
     params = _defaults(path)
-    pm.execute_notebook(str(solved), str(out), cwd=str(path.parent), kernel_name="python3",
+    pm.execute_notebook(str(solved), str(out), cwd=str(course_dir), kernel_name="python3",
                         progress_bar=False, log_output=False, parameters=params)
     cells = read(out)["cells"]
     tags = [c.get("metadata", {}).get("tags", []) for c in cells]

@@ -11,6 +11,9 @@ EXERCISES = (
         reference=lambda a: 2.0 * a["x"],
         cases=cases((8 * 2048,), (8 * 512,), dtype="float16"),
         requires=frozenset({"muls"}),
+        concept='the ready kernel already moves the data in and out; only the arithmetic in the '
+                'middle changes: which vector instruction scales every element by a constant?',
+        api='asc.muls(dst, src, scalar, count): a vector-times-scalar instruction',
         hint="keep the ready kernel as it is and change its one vector instruction: "
              "asc.muls(dst, src, scalar, count) multiplies every element by a scalar",
     ),

@@ -26,6 +26,10 @@ EXERCISES = (
                                "free_tensor", "pipe_barrier", "add", "sub", "mul", "div",
                                "adds", "muls", "exp", "reciprocal", "duplicate", "axpy"}),
         requires=frozenset({"exp"}),
+        concept='tanh is not a vector instruction; rewrite 0.5 (1 + tanh(v)) with the '
+                'exponential, which is one',
+        api='asc.mul, asc.muls, asc.add, asc.adds, asc.exp and asc.div, with a TBuf as scratch '
+            'space for the intermediate values',
         hint="tanh is not a vector instruction, but 0.5 (1 + tanh(v)) = 1 / (1 + exp(-2 v)), "
              "so gelu(x) = x / (1 + exp(-2 sqrt(2/pi) (x + 0.044715 x^3))): mul, mul, muls, "
              "add, muls, exp, adds, div",

@@ -19,6 +19,10 @@ EXERCISES = (
                                "pipe_barrier", "cast", "reduce_sum", "whole_reduce_sum",
                                "add", "duplicate"}),
         requires=frozenset({"cast"}),
+        concept='a float16 sum of thousands of values near 0.5 loses more than the precision '
+                'threshold allows: accumulate in a wider type',
+        api='asc.cast (RoundMode.CAST_NONE) of each row to float32, then asc.reduce_sum with a '
+            'scratch tensor',
         hint="a float16 sum of 4096 values near 0.5 is off by more than float32's threshold "
              "(2^-13): cast each row to float32 first (asc.cast(w, x_l, "
              "asc.RoundMode.CAST_NONE, cols)), then reduce_sum(s[r:], w, tmp, cols)",

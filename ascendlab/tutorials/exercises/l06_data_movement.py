@@ -31,6 +31,12 @@ EXERCISES = (
         allowed_ops=frozenset({"data_copy", "init_buffer", "alloc_tensor", "enque", "deque",
                                "free_tensor", "set_flag", "wait_flag", "pipe_barrier"}),
         requires=frozenset({"data_copy"}),
+        concept='the layout change is done by the copy-out alone: each head writes its rows into '
+                'every h-th slot of a token row, so in GM its rows are h*d elements apart while '
+                'in UB they are packed',
+        api="yg.set_global_buffer at the head's first token in y; asc.DataCopyParams(block_count,"
+            ' block_len, src_stride, dst_stride) with lengths and gaps in 32 B units, passed to '
+            'asc.data_copy as repeat_params',
         hint="head hi of batch bi starts at y + bi*s*h*d + hi*d; its copy-out is "
              "DataCopyParams(seq_tile, d*2//32, 0, (h-1)*d*2//32): seq_tile rows of d "
              "float16, packed in UB, h*d elements apart in GM",

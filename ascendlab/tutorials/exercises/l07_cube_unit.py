@@ -32,6 +32,10 @@ EXERCISES = (
         cases=cases((64, 64), (96, 96), (128, 128), dtype="float16", perf=2),
         requires=frozenset({"mmad", "load_data", "fixpipe"}),
         block_num=(1, 1), core_kind="aic",
+        concept='each K tile needs the fractals of A and B that cover its columns / rows, and the'
+                ' first tile must start L0C from zero while later tiles add to it',
+        api='asc.load_data with asc.LoadData2DParams (start index, repeat, source stride in '
+            "fractals); asc.MmadParams' cmatrix_init_val",
         hint="K tile kk covers A's columns of fractals kk*kt1 .. kk*kt1+kt1-1, so load "
              "a1[(kk * kt1 + i) * m1 * 256:]; and cmatrix_init_val=(kk == 0)",
     ),

@@ -21,6 +21,10 @@ EXERCISES = (
         cases=cases((64, 1024), (8, 512), dtype="float32", perf=0),
         requires=frozenset({"add", "exp", "div"}),
         block_num=(8, 8),
+        concept="fuse the residual into the same pass: bring r's row into UB next to x's, add, "
+                'then apply the activation, without a round trip through GM',
+        api='a VECIN queue for r (alloc_tensor, asc.data_copy, enque / deque, free_tensor), '
+            'asc.add, then asc.muls, asc.exp, asc.adds and asc.div',
         hint="alloc from q_r, data_copy r's row, enque/deque it, asc.add(xl, xl, rl, cols), "
              "free it, then muls(-1.702) / exp / adds(1) into work and div(yl, xl, work)",
     ),

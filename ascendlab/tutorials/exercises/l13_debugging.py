@@ -13,6 +13,11 @@ EXERCISES = (
         cases=cases((8 * 2 * 256,), (8 * 6 * 256,), dtype="float32", perf=1),
         requires=frozenset({"relu", "muls"}),
         block_num=(8, 8),
+        concept='two cross-pipe dependencies have no flag: the copy-out reads a buffer the vector'
+                ' unit writes, and the vector unit later overwrites that buffer while the '
+                'copy-out may still read it',
+        api='asc.set_flag / asc.wait_flag with HardEvent.V_MTE3 before the copy-out and '
+            "HardEvent.MTE3_V after it, on the buffer's own event id",
         hint="the copy-out reads zl[b] that the vector unit writes: set_flag/wait_flag("
              "V_MTE3, b) before it; the next relu into zl[b] must wait for this copy-out: "
              "set_flag/wait_flag(MTE3_V, b) after it",

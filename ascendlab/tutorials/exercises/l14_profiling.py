@@ -15,6 +15,10 @@ EXERCISES = (
         cases=cases((48 * 8192,), dtype="float32", perf=0),
         requires=frozenset({"exp", "div"}),
         cycle_target=1.5, block_num=(1, 48),
+        concept='the kernel uses one core, one buffer and a small tile: each knob leaves a pipe '
+                "idle; the advisor's report says which",
+        api="the launch's core count and the kernel's tile and buffers arguments; "
+            'ascendlab.autotune ranks the choices',
         hint="use all 48 vector cores, 2 buffers (double buffering) and a tile of a few "
              "thousand elements; ascendlab.autotune ranks the choices",
     ),

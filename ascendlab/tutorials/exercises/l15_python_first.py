@@ -14,6 +14,8 @@ EXERCISES = (
         reference=lambda a: a["x"] * np.tanh(np.log1p(np.exp(a["x"]))),
         cases=cases((48 * 1024,), (3000,), dtype="float32", perf=0),
         requires=frozenset({"exp", "ln"}),
+        concept='mish(x) = x * tanh(softplus(x)), and softplus(x) = log(1 + exp(x))',
+        api='exp, log and tanh from ascendlab.ops; the whole body lowers to one fused kernel',
         hint="softplus(x) = log(1 + exp(x)); return x * tanh(softplus(x)) using exp, log and "
              "tanh from ascendlab.ops. The whole body lowers to one fused kernel.",
     ),

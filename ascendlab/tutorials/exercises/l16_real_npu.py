@@ -31,6 +31,11 @@ EXERCISES = (
         cases=cases((48 * 16384,), (100_003,), (1000,), (7,), dtype="float16", perf=0),
         requires=frozenset({"data_copy_pad", "leaky_relu"}),
         cycle_target=1.5, block_num=(48, 48),
+        concept='any length means a tail whose byte count is not a multiple of 32 B, and cores '
+                'whose share is short or empty; every copy must move exactly the elements that '
+                'are there',
+        api='asc.data_copy_pad with asc.DataCopyExtParams (bytes) and asc.DataCopyPadExtParams on'
+            ' the way in and out, asc.leaky_relu in between, TQue enque / deque for the order',
         hint="x_l = q_in.alloc_tensor(asc.float16); data_copy_pad(x_l, xg[i * tile:], "
              "DataCopyExtParams(1, length * 2, 0, 0), DataCopyPadExtParams(asc.float16, "
              "False, 0, 0, 0)); enque/deque; leaky_relu(y_l, x_l, 0.01, length); "
