@@ -31,7 +31,7 @@ synccheck a set_flag no wait_flag consumes (it leaks into the next kernel), a wa
 
 Happens-before (racecheck), per core, one vector clock per pipe (S V MTE1 MTE2 MTE3 M FIX):
   * Each pipe runs its instructions in issue (program) order, but an instruction may start
-    before the previous one on its pipe completes (ascend-facts 1.7). So two instructions of
+    before the previous one on its pipe completes (hardware-facts.md 1.7). So two instructions of
     one pipe are ordered only by a barrier of that pipe (pipe_barrier(p), PIPE_ALL, the
     implicit auto-sync V barriers) or by a path through other pipes. Exceptions, treated as
     completing in order: S (the scalar unit executes its own loads and stores in order), M

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-UB_BUDGET = 160 * 1024  # bytes of UB a generated kernel plans for (910B UB: 192 KiB, ascend-facts)
+UB_BUDGET = 160 * 1024  # bytes of UB a generated kernel plans for (910B UB: 192 KiB)
 MAX_TILE = 8192  # elements: longer tiles gain little once instruction startup is amortised
 MIN_TILE = 1024  # elements: shorter tiles spend more on instruction startup than they save
-LANES = 64  # fp32 elements per 256 B vector repeat (ascend-facts: 256 B per repeat)
+LANES = 64  # fp32 elements per 256 B vector repeat (docs/hardware-facts.md: 256 B per repeat)
 ESIZE = {"float16": 2, "float32": 4}
 
 

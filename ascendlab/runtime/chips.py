@@ -1,6 +1,6 @@
 """Frozen hardware specs of the emulated Ascend chips.
 
-Every number carries its source (see ../shared/reference/ascend-facts.md for the full citations):
+Every number carries its source (docs/hardware-facts.md has the full citations):
   INI  = CANN 8.1.RC1 platform_config/<SoC>.ini (the vendor's own per-chip config files)
   ADK  = CANN asc-devkit docs/sources (hardware spec pages, API constraints)
   DER  = derived by arithmetic from sourced numbers

@@ -4,7 +4,7 @@
     ai_core(ascendlab.get_chip("Ascend910B2"))     # a matplotlib Figure
 
 The layout follows the separated ("AIC + AIV") organisation of the 910B in CANN's Ascend C
-guide (ADK `HW/基本架构.md`, summarised in /work/shared/reference/ascend-facts.md §2.1): the
+guide (ADK `HW/基本架构.md`, summarised in docs/hardware-facts.md §2.1): the
 cube core holds L1, L0A, L0B, L0C and the cube unit; each vector core holds the Unified Buffer
 and the vector unit; data between them and GM moves on MTE1/MTE2/MTE3 and FIX; each core has
 its own scalar unit (S) that issues the instructions.

@@ -5,7 +5,7 @@ The host runs a core's instructions in program order, so a wait_flag never block
 kernel with a missing set_flag computes the right numbers. The chip does not: the scalar unit
 issues each instruction into its pipe's in-order queue, a wait_flag(SRC_DST, id) blocks the DST
 pipe until the SRC pipe has run set_flag(SRC_DST, id), and a pipe blocked on a wait issues
-nothing after it (ascend-facts 1.7, ADK SetFlag-WaitFlag). This module replays the sync events
+nothing after it (hardware-facts.md 1.7, ADK SetFlag-WaitFlag). This module replays the sync events
 of each core in that order:
 
   * A flag is (HardEvent, event id): the event id space is per pipe pair, so MTE2_V id 1 and
