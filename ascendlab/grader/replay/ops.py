@@ -10,6 +10,7 @@ from typing import Any
 
 from ...runtime.core import CoreState
 from ...runtime.cube import fixpipe as _cube_fixpipe
+from ...runtime.cube import img2col as _img2col
 from ...runtime.cube import mmad as _cube
 from ...runtime.dma import copy as _dma
 from ...runtime.enums import FixpipeConfig, HardEvent, PipeID, TPosition
@@ -19,6 +20,8 @@ from ...runtime.params import (
     DataCopyParams,
     FixpipeParamsV220,
     LoadData2DParams,
+    LoadData3DParamsV1,
+    LoadData3DParamsV2,
     MmadParams,
     Nd2NzParams,
 )
@@ -79,6 +82,35 @@ def _load_data(rp: Replayer, c: CoreState, e: Event) -> None:
         else:
             spos = TPosition.B1 if dpos == TPosition.B2 else TPosition.A1
             src = rp.local(c, r, dt, start, pos=spos)
+    _trampoline(e.file, e.line, False)(_cube.load_data, (dst, src, p), {})
+
+
+def _load_data_3d(rp: Replayer, c: CoreState, e: Event) -> None:
+    """Re-issue a load_3d as the v2 (window) or v1 (fractal) load its resolved args describe."""
+    a = dict(e.args)
+    g = _img2col.Geometry(*a["geometry"])
+    dt = e.dtype
+    dst = rp.local(c, e.writes[0], dt, pos=TPosition.A2)
+    src = rp.local(c, e.reads[0], dt, pos=TPosition.A1)
+    if "repeat" in a:  # v1
+        c0 = 32 // dst.dtype.itemsize
+        ho, wo = g.out_hw()
+        pl, _, pt, _ = g.pad_list
+        p0, tap0 = a["p0"], a["tap0"]
+        rep, mode, jump = a["repeat"]
+        fw = tap0 % g.filter_w
+        fh = tap0 // g.filter_w % g.filter_h
+        c1 = g.channel_size // c0 - 1
+        p: Any = LoadData3DParamsV1(g.pad_list, g.l1_h, g.l1_w, c1, fw, fh,
+                                    p0 % wo * g.stride_w - pl, p0 // wo * g.stride_h - pt,
+                                    g.stride_w, g.stride_h, g.filter_w, g.filter_h,
+                                    g.dilation_w, g.dilation_h, jump, mode, rep, 0, g.pad_value)
+    else:
+        (k0, kx), (m0, mx) = a["k"], a["m"]
+        p = LoadData3DParamsV2(g.pad_list, g.l1_h, g.l1_w, g.channel_size, kx, mx, k0, m0,
+                               g.stride_w, g.stride_h, g.filter_w % 256, g.filter_h % 256,
+                               g.dilation_w, g.dilation_h, a["transpose"], g.pad_value,
+                               g.filter_w >= 256, g.filter_h >= 256)
     _trampoline(e.file, e.line, False)(_cube.load_data, (dst, src, p), {})
 
 
@@ -245,6 +277,7 @@ HANDLERS: dict[str, Any] = {
     "data_copy": _data_copy,
     "data_copy_pad": _data_copy_pad,
     "load_data": _load_data,
+    "load_data_3d": _load_data_3d,
     "mmad": _mmad,
     "fixpipe": _fixpipe,
     "get_value": _scalar_access,
