@@ -21,6 +21,13 @@ into L0B from FRACTAL_Z lines up with these columns, which is what lets mmad com
 convolution. ASSUMPTION: no public page the project holds spells the column order out; this one
 is the one FRACTAL_Z requires.
 
+The way in (tests/runtime/test_img2col_route.py): an NHWC map in GM is already the ND matrix
+(H*W rows, C columns), and data_copy(a1, gm, Nd2NzParams(1, H*W, C, 0, C, H*W, 1, 0)) turns it
+into NZ, which for that matrix is NC1HWC0 with the channels zero-padded to c0 (MTE2, on the
+cube core). An NCHW map goes through UB on a vector core: trans_data_to_5hd turns 16 channel
+planes into 16-channel pixel rows per repeat, the result returns to GM, then a plain data_copy
+brings it into A1.
+
 LoadData3DParamsV2 writes rows [m_start_pt, m_start_pt + m_extension) and columns
 [k_start_pt, k_start_pt + k_extension) of that matrix into L0A as ZZ fractals (16 x c0, row
 major over (m1, k1), row major inside: the layout mmad reads). en_transpose (fp16 only) writes
