@@ -6,9 +6,12 @@ tests/grader/test_replay.py checks that the runtime's instructions are all cover
 
 from __future__ import annotations
 
+import sys
+from collections import deque
 from typing import Any
 
-from ...runtime.core import CoreState
+from ...runtime import core as _core
+from ...runtime.core import CoreState, emit
 from ...runtime.cube import fixpipe as _cube_fixpipe
 from ...runtime.cube import img2col as _img2col
 from ...runtime.cube import mmad as _cube
@@ -25,8 +28,9 @@ from ...runtime.params import (
     MmadParams,
     Nd2NzParams,
 )
+from ...runtime.sync import cross_core as _xc
 from ...runtime.sync import flags as _sync
-from ...runtime.trace import OPS, Access, Event
+from ...runtime.trace import OPS, Access, Event, Sync
 from .operands import _POS, NamedTensor, Replayer
 from .operands import trampoline as _trampoline
 from .rows import ROW_HANDLERS
@@ -112,6 +116,61 @@ def _load_data_3d(rp: Replayer, c: CoreState, e: Event) -> None:
                                g.dilation_w, g.dilation_h, a["transpose"], g.pad_value,
                                g.filter_w >= 256, g.filter_h >= 256)
     _trampoline(e.file, e.line, False)(_cube.load_data, (dst, src, p), {})
+
+
+def _xset_one(flag_id: int, mode_id: int, pipe: str, to: int) -> None:
+    """One receiver's share of a cross_core_set_flag, as runtime/sync/cross_core.py emits it."""
+    frame = sys._getframe(1)
+    c = _core.core()
+    op = "cross_core_set_flag"
+    fid, mode, p = _xc._check(op, c, flag_id, mode_id, PipeID[f"PIPE_{pipe}"], frame)
+    if to not in _xc._peers(c, mode):
+        raise ValueError(f"{op}: core {c.idx} does not signal core {to} in mode {mode}")
+    q = _xc._counters(c).setdefault((c.idx, to, mode, fid), deque())
+    if len(q) >= _xc.MAX_PENDING:
+        raise ValueError(f"{op}: more than {_xc.MAX_PENDING} pending sets of flag {fid}")
+    q.append(p)
+    emit(c, p, op, (), (), 0, "", 0, frame,
+         Sync("xset", p, "S", _xc._key(c.idx, to, mode, fid), False),
+         (("flag_id", fid), ("mode_id", mode), ("pipe", p), ("to", to)))
+
+
+def _xwait_one(flag_id: int, mode_id: int, pipe: str, frm: int) -> None:
+    """One sender's share of a cross_core_wait_flag: it must consume a set replayed before."""
+    frame = sys._getframe(1)
+    c = _core.core()
+    op = "cross_core_wait_flag"
+    fid, mode, p = _xc._check(op, c, flag_id, mode_id, PipeID[f"PIPE_{pipe}"], frame)
+    if frm not in _xc._peers(c, mode):
+        raise ValueError(f"{op}: core {c.idx} does not wait for core {frm} in mode {mode}")
+    q = _xc._counters(c).get((frm, c.idx, mode, fid))
+    if not q:
+        raise ValueError(f"{op}: core {c.idx} passes a wait on flag {fid} that core {frm} has "
+                         "not set")
+    set_pipe = q.popleft()
+    emit(c, "S", op, (), (), 0, "", 0, frame,
+         Sync("xwait", set_pipe, "S", _xc._key(frm, c.idx, mode, fid), False),
+         (("flag_id", fid), ("mode_id", mode), ("pipe", p), ("from", frm)))
+    c.v_pending.clear()
+
+
+def _cross_core(rp: Replayer, c: CoreState, e: Event) -> None:
+    """A cross-core flag event (one per receiver / sender): re-derived from its args."""
+    a = dict(e.args)
+    if e.reads or e.writes or e.count or e.dtype or e.repeats:
+        raise ValueError(f"{e.op} records no operands")
+    if e.op == "cross_core_set_flag":
+        if set(a) != {"flag_id", "mode_id", "pipe", "to"}:
+            raise ValueError("cross_core_set_flag event is malformed")
+        fn: Any = _xset_one
+        peer = a["to"]
+    else:
+        if set(a) != {"flag_id", "mode_id", "pipe", "from"}:
+            raise ValueError("cross_core_wait_flag event is malformed")
+        fn = _xwait_one
+        peer = a["from"]
+    _trampoline(e.file, e.line, False)(fn, (int(a["flag_id"]), int(a["mode_id"]),
+                                            str(a["pipe"]), int(peer)), {})
 
 
 def _mmad(rp: Replayer, c: CoreState, e: Event) -> None:
@@ -278,6 +337,8 @@ HANDLERS: dict[str, Any] = {
     "data_copy_pad": _data_copy_pad,
     "load_data": _load_data,
     "load_data_3d": _load_data_3d,
+    "cross_core_set_flag": _cross_core,
+    "cross_core_wait_flag": _cross_core,
     "mmad": _mmad,
     "fixpipe": _fixpipe,
     "get_value": _scalar_access,
