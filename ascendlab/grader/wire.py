@@ -309,8 +309,12 @@ def _event(ev: Any, strings: list[str], n_str: int, syncs: dict, shared_args: di
         kind, src, dst, key, implicit = sync
         key_items = _list(key, 8, "sync key")
         for i, k in enumerate(key_items):
-            if type(k) is list:  # one nested level (a cross-core flag's (name, mode, id))
-                key_items[i] = tuple(_key_item(v) for v in _list(k, 8, "sync key item"))
+            if type(k) is list:  # only a cross-core flag's ("cross_core_flag", mode, id)
+                if (len(k) != 3 or k[0] != "cross_core_flag" or type(k[1]) is not int
+                        or type(k[2]) is not int):
+                    raise WireError("sync key items are integers or strings (or a cross-core "
+                                    "flag's [\"cross_core_flag\", mode, id])")
+                key_items[i] = tuple(_key_item(v) for v in k)
             else:
                 _key_item(k)
         if type(implicit) is not bool:
