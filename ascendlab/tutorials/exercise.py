@@ -60,6 +60,8 @@ class Exercise:
         default_factory=uniform_inputs)
     # (shape, dtype) of each output for a case; default: the case's shape and dtype
     output_spec: Callable[[Case], Mapping[str, tuple[tuple[int, ...], str]]] | None = None
+    # (shape, dtype) of each input for a case; default: the case's shape and dtype
+    input_spec: Callable[[Case], Mapping[str, tuple[tuple[int, ...], str]]] | None = None
     allowed_ops: frozenset[str] | None = None  # trace ops allowed (None: any)
     requires: frozenset[str] = frozenset()  # trace ops the kernel must issue
     cycle_target: float | None = None  # the perf case must model <= this x the roofline
@@ -105,7 +107,8 @@ class Exercise:
             rules=Rules(chips=("Ascend910B2",), allowed_ops=self.allowed_ops,
                         block_num=self.block_num, core_kind=self.core_kind,
                         input_independent=self.input_independent),
-            tiers=tiers, entry=self.entry, output_spec=self.output_spec)
+            tiers=tiers, entry=self.entry, output_spec=self.output_spec,
+            input_spec=self.input_spec)
 
     def to_challenge(self) -> Challenge:
         return Challenge(self.to_spec(), TUTORIALS_DIR)
