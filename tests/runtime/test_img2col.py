@@ -297,11 +297,13 @@ def test_grader_replays_v1_v2_and_v2pro_loads():
                                        32 | 16 << 16 | 16 << 32 | 16 << 48,
                                        1 | 1 << 8 | 3 << 16 | 3 << 24 | 1 << 32 | 1 << 40),
              asc.LoadData3DParamsV1((1, 1, 1, 1), 6, 6, 0, 2, 1, -1, -1, 1, 1, 3, 3, 1, 1, 2, 0,
-                                    3, 0, 0.5)]
+                                    3, 0, 0.5),
+             asc.LoadData3DParamsV2Pro(16)]  # pyasc's default ext_config 0: a no-op
     _, run = _run(x, np.float16, calls, 64 * 144 * 2)
     flat = np.ascontiguousarray(x.reshape(-1))
     rep = replay(run.trace, run.gm, {"x": flat}, run.chip, run.block_num, run.core_kind,
                  run.options, kernel=run.kernel)
     assert rep.trace == run.trace
     assert rep.cycles == run.cycles
-    assert sum(e.op == "load_data_3d" for e in run.trace) == 3
+    loads = [e for e in run.trace if e.op == "load_data_3d"]
+    assert len(loads) == 4 and loads[3].writes == () and loads[3].count == 0

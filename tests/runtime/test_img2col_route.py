@@ -106,3 +106,18 @@ def test_nchw_through_trans_data_to_5hd_then_img2col():
     OUT.clear()
     ascendlab.launch(fivehd_img2col, 1, y, y.size, h, w, c, k, m)
     np.testing.assert_array_equal(OUT[0].view(np.float16), zz(want, 16))
+
+
+def test_pyasc_load_data_3d_suite_runs_through_ascendlab_pyasc():
+    """pyasc's test_mm load_data constructions, as a pyasc-style file (`import asc`), under
+    `ascendlab pyasc -m pytest`: the L0A fractal matches numpy im2col."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    suite = Path(__file__).resolve().parents[1] / "pyasc" / "load3d_suite.py"
+    r = subprocess.run([sys.executable, "-m", "ascendlab", "pyasc", "-m", "pytest", str(suite),
+                        "-q", "-p", "no:cacheprovider"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "2 passed" in r.stdout

@@ -25,6 +25,7 @@ from ...runtime.params import (
     LoadData2DParams,
     LoadData3DParamsV1,
     LoadData3DParamsV2,
+    LoadData3DParamsV2Pro,
     MmadParams,
     Nd2NzParams,
 )
@@ -92,8 +93,14 @@ def _load_data(rp: Replayer, c: CoreState, e: Event) -> None:
 def _load_data_3d(rp: Replayer, c: CoreState, e: Event) -> None:
     """Re-issue a load_3d as the v2 (window) or v1 (fractal) load its resolved args describe."""
     a = dict(e.args)
-    g = _img2col.Geometry(*a["geometry"])
     dt = e.dtype
+    if "v2pro" in a:  # a zero-extension V2Pro: a no-op without operands
+        dst = rp.dummy_local(c, "L0A", dt, TPosition.A2)
+        src = rp.dummy_local(c, "L1", dt, TPosition.A1)
+        p0 = LoadData3DParamsV2Pro(*a["v2pro"])
+        _trampoline(e.file, e.line, False)(_cube.load_data, (dst, src, p0), {})
+        return
+    g = _img2col.Geometry(*a["geometry"])
     dst = rp.local(c, e.writes[0], dt, pos=TPosition.A2)
     src = rp.local(c, e.reads[0], dt, pos=TPosition.A1)
     if "repeat" in a:  # v1

@@ -47,7 +47,8 @@ IsResetLoad3dConfig does, and the padding value from set_load_data_padding_value
 ASSUMPTION (bit layout, in the order of the CCE intrinsic's arguments): ext_config =
 k_extension | m_extension << 16 | k_start_pt << 32 | m_start_pt << 48; filter_config bytes
 0..5 = stride_w, stride_h, filter_w, filter_h, dilation_w, dilation_h (the default
-0x10101010101 sets all six to 1).
+0x10101010101 sets all six to 1). A zero k or m extension (pyasc's default ext_config 0) is a
+no-op, recorded as an event without accesses.
 
 Cost: one MTE1 event whose write Access is the L0A bytes, priced like load_data 2D (the L1 ->
 L0A rate and 28-cycle latency of analysis/cost.py).
@@ -69,7 +70,7 @@ from ...errors import AlignmentError, DTypeError, ParamError, PositionError
 from .. import core as _core
 from ..core import access, emit
 from ..enums import TPosition
-from ..memory.checks import check_align, check_local_span, check_range
+from ..memory.checks import check_align, check_local_span, check_range, nop
 from ..memory.tensor import LocalTensor, check_core_kind, require_local
 from ..params import LoadData3DParamsV1, LoadData3DParamsV2, LoadData3DParamsV2Pro
 from ..trace import register_op
@@ -297,12 +298,16 @@ def _v2pro(c: Any, dst: LocalTensor, src: LocalTensor, p: LoadData3DParamsV2Pro,
     if p.en_small_k:
         raise NotImplementedError(f"{OP}: {s}.en_small_k=True is not emulated "
                                   f"{_core.where(c, frame)}")
+    ext, flt = int(p.ext_config), int(p.filter_config)
+    if not ext & 0xFFFF or not (ext >> 16) & 0xFFFF:  # a zero extension moves nothing
+        nop(c, "MTE1", "load_data_3d", dst.dtype.name, frame,
+            (("v2pro", tuple(int(v) for v in p)),))
+        return
     reg = int(bool(p.f_matrix_ctrl))
     fm = c.lib.get("fmatrix", {}).get(reg)
     if fm is None:
         raise ParamError(f"{OP}: {s} reads register {('FMATRIX', 'FMATRIX_B')[reg]}, which no "
                          f"set_fmatrix or v1/v2 load has set {_core.where(c, frame)}")
-    ext, flt = int(p.ext_config), int(p.filter_config)
     k_ext, m_ext = ext & 0xFFFF, (ext >> 16) & 0xFFFF
     k_start, m_start = (ext >> 32) & 0xFFFF, (ext >> 48) & 0xFFFF
     b = [(flt >> (8 * i)) & 0xFF for i in range(6)]
