@@ -230,6 +230,21 @@ def test_v2_errors_name_the_field_and_limit(params, exc, match):
         _run(np.zeros((1, 4, 4, 16), np.float16), np.float16, [params], 16 * 512)
 
 
+@pytest.mark.parametrize("params, exc, match", [
+    (asc.LoadData3DParamsV1((0, 0, 0, 0), 4, 4, 0, 3, 0, 0, 0, 1, 1, 3, 3), ParamError,
+     "fetch_filter_w=3 is not a tap of a filter of size 3"),
+    (asc.LoadData3DParamsV1((0, 0, 0, 0), 4, 4, 0, 0, 0, 0, 0, 1, 1, 3, 3, c_size=1),
+     NotImplementedError, "c_size=1"),
+    (asc.LoadData3DParamsV1((0, 0, 0, 0), 4, 4, 0, 0, 0, 1, 0, 2, 1, 3, 3), ParamError,
+     "not the top-left of a window"),
+    (asc.LoadData3DParamsV1((0, 0, 0, 0), 4, 4, 0, 2, 2, 0, 0, 1, 1, 3, 3, repeat_time=2),
+     ParamError, "repeat 1 moves past the last tap"),
+])
+def test_v1_errors(params, exc, match):
+    with pytest.raises(exc, match=match):
+        _run(np.zeros((1, 4, 4, 16), np.float16), np.float16, [params], 4 * 512)
+
+
 def test_l0a_capacity_is_checked():
     # a 160 x 1024 fp16 window is 320 KiB: more than the dst tensor (and L0A's 64 KiB)
     p = asc.LoadData3DParamsV2((0, 0, 0, 0), 16, 16, 64, 1024, 160, 0, 0, 1, 1, 4, 4, 1, 1)

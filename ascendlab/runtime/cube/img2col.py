@@ -50,8 +50,10 @@ k_extension | m_extension << 16 | k_start_pt << 32 | m_start_pt << 48; filter_co
 0x10101010101 sets all six to 1). A zero k or m extension (pyasc's default ext_config 0) is a
 no-op, recorded as an event without accesses.
 
-Cost: one MTE1 event whose write Access is the L0A bytes, priced like load_data 2D (the L1 ->
-L0A rate and 28-cycle latency of analysis/cost.py).
+Cost: one MTE1 event whose write Access is the L0A bytes, priced like load_data 2D: bytes /
+ChipSpec.l1_to_l0a_bytes_per_cycle and the 28-cycle latency of analysis/cost.py (asc-devkit
+tests/perf/load_data_perf, docs/cycle-model.md). ASSUMPTION: load_3d streams at load_data
+2D's rate (no published Load3D throughput); each L0A byte costs one L1 read either way.
 
 Limitations: B1 -> B2 (img2col into L0B) is not emulated (its fractal order is not documented
 in a source the project holds); channel_size must be a multiple of c0 (the 4/8-channel small-C
