@@ -289,6 +289,13 @@ def test_repeat_register_above_one_is_refused():
         _run(np.zeros((1, 4, 4, 16), np.float16), np.float16, calls, 512)
 
 
+def test_boundary_register_is_refused():
+    p = asc.LoadData3DParamsV2((0, 0, 0, 0), 4, 4, 16, 16, 16)
+    calls = [lambda: asc.set_load_data_boundary(1024), p]
+    with pytest.raises(NotImplementedError, match=r"set_load_data_boundary\(1024\)"):
+        _run(np.zeros((1, 4, 4, 16), np.float16), np.float16, calls, 512)
+
+
 def test_cost_uses_the_l1_to_l0a_rate():
     """The load's MTE1 busy time is bytes / the chip's L1->L0A rate, as for load_data 2D."""
     x = np.zeros((1, 8, 8, 16), np.float16)

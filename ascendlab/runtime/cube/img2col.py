@@ -58,7 +58,7 @@ tests/perf/load_data_perf, docs/cycle-model.md). ASSUMPTION: load_3d streams at 
 Limitations: B1 -> B2 (img2col into L0B) is not emulated (its fractal order is not documented
 in a source the project holds); channel_size must be a multiple of c0 (the 4/8-channel small-C
 modes, c_size=1 and en_small_k are not emulated); set_load_data_repeat with repeat_time > 1
-and set_load_data_boundary's wrap-around are not emulated.
+and a non-zero set_load_data_boundary (the L1 wrap-around) raise NotImplementedError.
 """
 
 from __future__ import annotations
@@ -154,6 +154,12 @@ def _check_filter(c: Any, struct: str, vals: dict, frame: Any) -> None:
 
 
 def _repeat_register(c: Any, frame: Any) -> None:
+    """The registers load_3d reads that the emulation supports only at their defaults."""
+    boundary = c.lib.get("set_load_data_boundary", 0)
+    if boundary:
+        raise NotImplementedError(f"{OP}: load_3d after set_load_data_boundary({boundary}) is "
+                                  f"not emulated (the L1 wrap-around); emulated: boundary 0 "
+                                  f"{_core.where(c, frame)}")
     rp = c.lib.get("load_data_repeat")
     if rp is not None and rp.repeat_time > 1:
         raise NotImplementedError(f"{OP}: load_3d with set_load_data_repeat(repeat_time="

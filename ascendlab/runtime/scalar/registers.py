@@ -25,7 +25,8 @@ emulated numbers they change:
   map; read by V2Pro loads (V1/V2 set it from their pad_value first).
 * set_load_data_repeat: emulated load_3d reads it and supports only repeat_time 0/1 (one load
   per instruction); a larger repeat_time makes the next load_3d raise NotImplementedError.
-* set_load_data_boundary: held; the L1 wrap-around it sets is not emulated (0 means none).
+* set_load_data_boundary: held; the L1 wrap-around it sets is not emulated (0 means none): a
+  load_3d after a non-zero boundary raises NotImplementedError.
 * set_fix_pipe_pre_quant_flag: the scalar of fixpipe's DEQ quantisation modes, not emulated
   (cube/fixpipe.py emulates NoQuant and F322F16).
 """
