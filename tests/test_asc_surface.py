@@ -15,9 +15,9 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "emulated-api.md"
 
 
 def test_unemulated_name_raises_naming_it():
-    with pytest.raises(NotImplementedError, match="asc.LoadData3DParamsV2Pro is part of pyasc "
+    with pytest.raises(NotImplementedError, match="asc.LoadData2DParamsV2 is part of pyasc "
                                                   "but ascendlab does not emulate it yet; docs/"):
-        asc.LoadData3DParamsV2Pro(1, 2)
+        asc.LoadData2DParamsV2(1, 2)
     with pytest.raises(NotImplementedError, match="asc.CO2Layout.ROW_MAJOR"):
         _ = asc.CO2Layout.ROW_MAJOR
     with pytest.raises(AttributeError, match="not a pyasc name either"):

@@ -64,6 +64,9 @@ from ..runtime.params import (
     DataCopyParams,
     FixpipeParamsV220,
     LoadData2DParams,
+    LoadData3DParamsV1,
+    LoadData3DParamsV2,
+    LoadData3DParamsV2Pro,
     MmadParams,
     Nd2NzParams,
     UnaryRepeatParams,
@@ -146,10 +149,12 @@ from ..runtime.scalar.hints import (
     print_time_stamp,
 )
 from ..runtime.scalar.registers import (
+    FmatrixMode,
     LoadDataRepeatParam,
     get_cmp_mask,
     set_cmp_mask,
     set_fix_pipe_pre_quant_flag,
+    set_fmatrix,
     set_load_data_boundary,
     set_load_data_padding_value,
     set_load_data_repeat,

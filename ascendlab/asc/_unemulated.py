@@ -14,7 +14,7 @@ DOCS = "docs/emulated-api.md"
 # ascendlab.asc implements.
 UNEMULATED: frozenset[str] = frozenset("""
 load_data_with_transpose number inline LoadData2DParamsV2 LoadData2dTransposeParams
-LoadData2dTransposeParamsV2 LoadData3DParamsV1 LoadData3DParamsV2 LoadData3DParamsV2Pro
+LoadData2dTransposeParamsV2
 static_assert CompileOptions CodegenOptions LaunchOptions CO2Layout
 """.split())
 

@@ -275,6 +275,17 @@ def _accesses(v: Any, strings: list[str], n_str: int, what: str,
     return tuple(out)
 
 
+def _key_item(k: Any) -> Any:
+    """A sync key's flat item: an integer in range or a short string."""
+    if type(k) is not int and type(k) is not str:
+        raise WireError("sync key items are integers or strings")
+    if type(k) is str:
+        _str(k, None, "sync key item", 64)
+    elif not -MAX_INT < k < MAX_INT:
+        raise WireError("sync key integer out of range")
+    return k
+
+
 def _event(ev: Any, strings: list[str], n_str: int, syncs: dict, shared_args: dict,
            seen: dict) -> Event:
     if type(ev) is not list or len(ev) != 12:
@@ -297,13 +308,15 @@ def _event(ev: Any, strings: list[str], n_str: int, syncs: dict, shared_args: di
             raise WireError("sync is null or [kind, src, dst, key, implicit]")
         kind, src, dst, key, implicit = sync
         key_items = _list(key, 8, "sync key")
-        for k in key_items:
-            if type(k) is not int and type(k) is not str:
-                raise WireError("sync key items are integers or strings")
-            if type(k) is str:
-                _str(k, None, "sync key item", 64)
-            elif not -MAX_INT < k < MAX_INT:
-                raise WireError("sync key integer out of range")
+        for i, k in enumerate(key_items):
+            if type(k) is list:  # only a cross-core flag's ("cross_core_flag", mode, id)
+                if (len(k) != 3 or k[0] != "cross_core_flag" or type(k[1]) is not int
+                        or type(k[2]) is not int):
+                    raise WireError("sync key items are integers or strings (or a cross-core "
+                                    "flag's [\"cross_core_flag\", mode, id])")
+                key_items[i] = tuple(_key_item(v) for v in k)
+            else:
+                _key_item(k)
         if type(implicit) is not bool:
             raise WireError("sync implicit must be a boolean")
         content = (_str(kind, SYNC_KINDS, "sync kind"), _str(src, SYNC_ENDS, "sync src"),

@@ -102,6 +102,70 @@ class LoadData2DParams(NamedTuple):
     addr_mode: int = 0
 
 
+class LoadData3DParamsV1(NamedTuple):
+    """load_3d v1 (img2col, one 16 x c0 fractal per repeat); pad_list is (left, right, top,
+    bottom). Semantics and ranges: runtime/cube/img2col.py."""
+
+    pad_list: Any = (0, 0, 0, 0)
+    l1_h: int = 1
+    l1_w: int = 1
+    c1_index: int = 0
+    fetch_filter_w: int = 0
+    fetch_filter_h: int = 0
+    left_top_w: int = 0
+    left_top_h: int = 0
+    stride_w: int = 1
+    stride_h: int = 1
+    filter_w: int = 1
+    filter_h: int = 1
+    dilation_filter_w: int = 1
+    dilation_filter_h: int = 1
+    jump_stride: int = 1
+    repeat_mode: int = 0
+    repeat_time: int = 1
+    c_size: int = 0
+    pad_value: Any = 0
+
+
+class LoadData3DParamsV2(NamedTuple):
+    """load_3d v2 (img2col of an m_extension x k_extension window of the im2col matrix);
+    pad_list is (left, right, top, bottom). Semantics and ranges: runtime/cube/img2col.py."""
+
+    pad_list: Any = (0, 0, 0, 0)
+    l1_h: int = 1
+    l1_w: int = 1
+    channel_size: int = 1
+    k_extension: int = 1
+    m_extension: int = 1
+    k_start_pt: int = 0
+    m_start_pt: int = 0
+    stride_w: int = 1
+    stride_h: int = 1
+    filter_w: int = 1
+    filter_h: int = 1
+    dilation_filter_w: int = 1
+    dilation_filter_h: int = 1
+    en_transpose: bool = False
+    pad_value: Any = 0
+    filter_size_w: bool = False
+    filter_size_h: bool = False
+    f_matrix_ctrl: bool = False
+
+
+class LoadData3DParamsV2Pro(NamedTuple):
+    """load_3d v2 with its geometry packed in two uint64 words and the feature map taken from
+    the FMATRIX register (set_fmatrix, or the last v1/v2 load). Bit layout: cube/img2col.py."""
+
+    channel_size: int = 0
+    en_transpose: bool = False
+    en_small_k: bool = False
+    filter_size_w: bool = False
+    filter_size_h: bool = False
+    f_matrix_ctrl: bool = False
+    ext_config: int = 0
+    filter_config: int = 0x10101010101
+
+
 class MmadParams(NamedTuple):
     """mmad shape and accumulation control; m, n, k in [0, 4095].
 

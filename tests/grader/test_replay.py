@@ -152,13 +152,13 @@ def test_the_table_covers_the_runtimes_instructions():
     # the per-row ops the softmax records (brcb, block_reduce_*) have one and are re-issued
     assert {"brcb", "block_reduce_max", "block_reduce_sum"} <= REPLAYABLE_OPS
     # instructions of the pyasc-compatibility wave not re-issued yet: scalar-unit, registers,
-    # block sync (py-common); data movement, gather and sort (py-move); the adv math family and
-    # hand-written cross-core flags (py-adv); the cmpMask register forms, fused casts,
+    # block sync (py-common); data movement, gather and sort (py-move); the adv math family
+    # (py-adv); the cmpMask register forms, fused casts,
     # init_const_value and the sparse matmul (py-rest)
     later = {n for n, i in OPS.items() if i.module.removeprefix("ascendlab.runtime.") in (
         "dma.atomic", "scalar.ops", "scalar.sysvar", "scalar.hints", "sync.block",
         "scalar.registers", "vector.transpose", "vector.sort", "vector.proposal",
-        "vector.gather", "dma.aipp", "adv_ops", "sync.cross_core", "vector.cmpreg",
+        "vector.gather", "dma.aipp", "adv_ops", "vector.cmpreg",
         "vector.fused_cast", "vector.cast_deq", "dma.params_more", "cube.sparse")}
     assert LIBRARY_OPS | later == {n for n, i in OPS.items() if not i.replayable}
     assert RECORDABLE_OPS <= set(OPS), RECORDABLE_OPS - set(OPS)

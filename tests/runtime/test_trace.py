@@ -71,8 +71,7 @@ def test_every_op_is_replayable_or_marked_not():
         "transpose", "trans_data_to_5hd", "sort32", "mrg_sort", "sort", "extract",  # py-move
         "rp_sort16", "mrg_sort4", "proposal_concat", "proposal_extract",  # py-move, no replay
         "gather", "gatherb", "scatter", "gather_mask", "load_image_to_local",
-        *(n for n in OPS if n.startswith("adv.")),  # runtime/adv_ops.py: no replay yet
-        "cross_core_set_flag", "cross_core_wait_flag"} | {  # runtime/sync/cross_core.py: no replay
+        *(n for n in OPS if n.startswith("adv."))} | {  # runtime/adv_ops.py: no replay yet
         n for n, i in OPS.items() if i.module in _PY_COMMON_MODULES  # py-common, no replay yet
         or i.module in _PY_REST_MODULES}
 

@@ -25,7 +25,7 @@ README = (TUTORIALS_DIR / "README.md").read_text()
 def test_the_course_has_its_notebooks():
     lessons = [lesson_of(p) for p in NOTEBOOKS]
     assert lessons == sorted(set(lessons)), "one notebook per lesson number"
-    assert set(lessons) <= set(range(17)), "lessons 00-16"
+    assert set(lessons) <= set(range(18)), "lessons 00-17"
     assert {0, 1, 2, 3, 4, 5} <= set(lessons)
     stray = [p.name for p in TUTORIALS_DIR.glob("*.ipynb") if p not in NOTEBOOKS]
     assert not stray, f"tutorials are named NN-slug.ipynb: {stray}"

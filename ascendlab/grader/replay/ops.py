@@ -6,10 +6,14 @@ tests/grader/test_replay.py checks that the runtime's instructions are all cover
 
 from __future__ import annotations
 
+import sys
+from collections import deque
 from typing import Any
 
-from ...runtime.core import CoreState
+from ...runtime import core as _core
+from ...runtime.core import CoreState, emit
 from ...runtime.cube import fixpipe as _cube_fixpipe
+from ...runtime.cube import img2col as _img2col
 from ...runtime.cube import mmad as _cube
 from ...runtime.dma import copy as _dma
 from ...runtime.enums import FixpipeConfig, HardEvent, PipeID, TPosition
@@ -19,11 +23,15 @@ from ...runtime.params import (
     DataCopyParams,
     FixpipeParamsV220,
     LoadData2DParams,
+    LoadData3DParamsV1,
+    LoadData3DParamsV2,
+    LoadData3DParamsV2Pro,
     MmadParams,
     Nd2NzParams,
 )
+from ...runtime.sync import cross_core as _xc
 from ...runtime.sync import flags as _sync
-from ...runtime.trace import OPS, Access, Event
+from ...runtime.trace import OPS, Access, Event, Sync
 from .operands import _POS, NamedTensor, Replayer
 from .operands import trampoline as _trampoline
 from .rows import ROW_HANDLERS
@@ -80,6 +88,96 @@ def _load_data(rp: Replayer, c: CoreState, e: Event) -> None:
             spos = TPosition.B1 if dpos == TPosition.B2 else TPosition.A1
             src = rp.local(c, r, dt, start, pos=spos)
     _trampoline(e.file, e.line, False)(_cube.load_data, (dst, src, p), {})
+
+
+def _load_data_3d(rp: Replayer, c: CoreState, e: Event) -> None:
+    """Re-issue a load_3d as the v2 (window) or v1 (fractal) load its resolved args describe."""
+    a = dict(e.args)
+    dt = e.dtype
+    if "v2pro" in a:  # a zero-extension V2Pro: a no-op without operands
+        dst = rp.dummy_local(c, "L0A", dt, TPosition.A2)
+        src = rp.dummy_local(c, "L1", dt, TPosition.A1)
+        p0 = LoadData3DParamsV2Pro(*a["v2pro"])
+        _trampoline(e.file, e.line, False)(_cube.load_data, (dst, src, p0), {})
+        return
+    g = _img2col.Geometry(*a["geometry"])
+    dst = rp.local(c, e.writes[0], dt, pos=TPosition.A2)
+    src = rp.local(c, e.reads[0], dt, pos=TPosition.A1)
+    if "repeat" in a:  # v1
+        c0 = 32 // dst.dtype.itemsize
+        ho, wo = g.out_hw()
+        pl, _, pt, _ = g.pad_list
+        p0, tap0 = a["p0"], a["tap0"]
+        rep, mode, jump = a["repeat"]
+        fw = tap0 % g.filter_w
+        fh = tap0 // g.filter_w % g.filter_h
+        c1 = g.channel_size // c0 - 1
+        p: Any = LoadData3DParamsV1(g.pad_list, g.l1_h, g.l1_w, c1, fw, fh,
+                                    p0 % wo * g.stride_w - pl, p0 // wo * g.stride_h - pt,
+                                    g.stride_w, g.stride_h, g.filter_w, g.filter_h,
+                                    g.dilation_w, g.dilation_h, jump, mode, rep, 0, g.pad_value)
+    else:
+        (k0, kx), (m0, mx) = a["k"], a["m"]
+        p = LoadData3DParamsV2(g.pad_list, g.l1_h, g.l1_w, g.channel_size, kx, mx, k0, m0,
+                               g.stride_w, g.stride_h, g.filter_w % 256, g.filter_h % 256,
+                               g.dilation_w, g.dilation_h, a["transpose"], g.pad_value,
+                               g.filter_w >= 256, g.filter_h >= 256)
+    _trampoline(e.file, e.line, False)(_cube.load_data, (dst, src, p), {})
+
+
+def _xset_one(flag_id: int, mode_id: int, pipe: str, to: int) -> None:
+    """One receiver's share of a cross_core_set_flag, as runtime/sync/cross_core.py emits it."""
+    frame = sys._getframe(1)
+    c = _core.core()
+    op = "cross_core_set_flag"
+    fid, mode, p = _xc._check(op, c, flag_id, mode_id, PipeID[f"PIPE_{pipe}"], frame)
+    if to not in _xc._peers(c, mode):
+        raise ValueError(f"{op}: core {c.idx} does not signal core {to} in mode {mode}")
+    q = _xc._counters(c).setdefault((c.idx, to, mode, fid), deque())
+    if len(q) >= _xc.MAX_PENDING:
+        raise ValueError(f"{op}: more than {_xc.MAX_PENDING} pending sets of flag {fid}")
+    q.append(p)
+    emit(c, p, op, (), (), 0, "", 0, frame,
+         Sync("xset", p, "S", _xc._key(c.idx, to, mode, fid), False),
+         (("flag_id", fid), ("mode_id", mode), ("pipe", p), ("to", to)))
+
+
+def _xwait_one(flag_id: int, mode_id: int, pipe: str, frm: int) -> None:
+    """One sender's share of a cross_core_wait_flag: it must consume a set replayed before."""
+    frame = sys._getframe(1)
+    c = _core.core()
+    op = "cross_core_wait_flag"
+    fid, mode, p = _xc._check(op, c, flag_id, mode_id, PipeID[f"PIPE_{pipe}"], frame)
+    if frm not in _xc._peers(c, mode):
+        raise ValueError(f"{op}: core {c.idx} does not wait for core {frm} in mode {mode}")
+    q = _xc._counters(c).get((frm, c.idx, mode, fid))
+    if not q:
+        raise ValueError(f"{op}: core {c.idx} passes a wait on flag {fid} that core {frm} has "
+                         "not set")
+    set_pipe = q.popleft()
+    emit(c, "S", op, (), (), 0, "", 0, frame,
+         Sync("xwait", set_pipe, "S", _xc._key(frm, c.idx, mode, fid), False),
+         (("flag_id", fid), ("mode_id", mode), ("pipe", p), ("from", frm)))
+    c.v_pending.clear()
+
+
+def _cross_core(rp: Replayer, c: CoreState, e: Event) -> None:
+    """A cross-core flag event (one per receiver / sender): re-derived from its args."""
+    a = dict(e.args)
+    if e.reads or e.writes or e.count or e.dtype or e.repeats:
+        raise ValueError(f"{e.op} records no operands")
+    if e.op == "cross_core_set_flag":
+        if set(a) != {"flag_id", "mode_id", "pipe", "to"}:
+            raise ValueError("cross_core_set_flag event is malformed")
+        fn: Any = _xset_one
+        peer = a["to"]
+    else:
+        if set(a) != {"flag_id", "mode_id", "pipe", "from"}:
+            raise ValueError("cross_core_wait_flag event is malformed")
+        fn = _xwait_one
+        peer = a["from"]
+    _trampoline(e.file, e.line, False)(fn, (int(a["flag_id"]), int(a["mode_id"]),
+                                            str(a["pipe"]), int(peer)), {})
 
 
 def _mmad(rp: Replayer, c: CoreState, e: Event) -> None:
@@ -249,6 +347,9 @@ HANDLERS: dict[str, Any] = {
     "data_copy": _data_copy,
     "data_copy_pad": _data_copy_pad,
     "load_data": _load_data,
+    "load_data_3d": _load_data_3d,
+    "cross_core_set_flag": _cross_core,
+    "cross_core_wait_flag": _cross_core,
     "mmad": _mmad,
     "fixpipe": _fixpipe,
     "get_value": _scalar_access,

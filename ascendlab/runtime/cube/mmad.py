@@ -46,6 +46,7 @@ from ..memory.tensor import (
 )
 from ..params import LoadData2DParams, MmadParams
 from ..trace import register_op
+from . import img2col as _img2col
 
 # load_data runs on MTE1 (L1 -> L0) or MTE2 (GM -> L1/L0); mmad counts 2 operations per
 # multiply-add (Event.count = m * n * k)
@@ -75,7 +76,8 @@ def _load_operands(c: Any, dst: Any, src: Any, params: Any,
     check_core_kind(c, "L1", op, frame)
     if not isinstance(params, LoadData2DParams):
         raise NotImplementedError(f"load_data with {type(params).__name__} is not emulated; "
-                                  "emulated: LoadData2DParams (2D fractal load) "
+                                  "emulated: LoadData2DParams (2D fractal load), "
+                                  "LoadData3DParamsV1/V2/V2Pro (img2col) "
                                   f"{_core.where(c, frame)}")
     dst = require_local(op, dst, "dst")
     if type(src) is GlobalTensor:
@@ -111,10 +113,16 @@ def load_data(dst: Any, src: Any, params: Any = None) -> None:
     if_transpose (2-byte types only) transposes each 16 x 16 fractal. repeat_times 0 is a
     no-op. L0A/L0B start addresses must be 512 B aligned, L1 ones 32 B.
 
-    Limitations: LoadData2DParamsV2 and the 3D (img2col) forms are not emulated, nor
-    addr_mode != 0 (reserved); sid is ignored.
+    With a LoadData3DParamsV1 / V2 / V2Pro it is load_3d (img2col, A1 -> A2): see
+    cube/img2col.py.
+
+    Limitations: LoadData2DParamsV2 is not emulated, nor addr_mode != 0 (reserved); sid is
+    ignored.
     """
     frame = _getframe(1)
+    if isinstance(params, _img2col.FORMS):
+        _img2col.load_data_3d(dst, src, params, frame)
+        return
     op = "load_data"
     c = _core.current or _core.core()
     dst, src, pipe = _load_operands(c, dst, src, params, frame)

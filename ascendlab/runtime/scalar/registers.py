@@ -1,6 +1,6 @@
 """Control registers: the cmpMask register (set_cmp_mask / get_cmp_mask), the DataCopyPad pad
-value (set_pad_value), the load_3d settings (set_load_data_boundary / padding_value / repeat)
-and the FixPipe pre-quant scalar (set_fix_pipe_pre_quant_flag).
+value (set_pad_value), the load_3d settings (set_fmatrix / set_load_data_boundary /
+padding_value / repeat) and the FixPipe pre-quant scalar (set_fix_pipe_pre_quant_flag).
 
 Each setter validates its argument as the ADK describes it, holds the value in the core's
 state (CoreState.lib) and is one event in the trace. What reads them on the chip, and which
@@ -15,7 +15,18 @@ emulated numbers they change:
   on 910B). The emulated data_copy_pad pads with DataCopyPadExtParams.padding_value when
   is_pad and with the burst's first element otherwise (dma/copy.py), as the ADK documents for those
   forms; which of them also follows this register on the chip is not documented, so none does.
-* set_load_data_*: load_3d (img2col into L0A/L0B) is not emulated.
+* set_fmatrix (Ascend C SetFmatrix; not a pyasc name, kept as an ascendlab extension so that a
+  LoadData3DParamsV2Pro load can be set up without a v1/v2 load first): the feature map's l1_h,
+  l1_w and pad_list in register FMATRIX (FmatrixMode.FMATRIX_LEFT) or FMATRIX_B
+  (FMATRIX_RIGHT). load_data with LoadData3DParamsV1/V2 writes FMATRIX (FMATRIX_B with
+  f_matrix_ctrl) and the padding value itself, as Ascend C's default IsResetLoad3dConfig does;
+  V2Pro reads them (runtime/cube/img2col.py).
+* set_load_data_padding_value: the value load_3d writes where the window leaves the feature
+  map; read by V2Pro loads (V1/V2 set it from their pad_value first).
+* set_load_data_repeat: emulated load_3d reads it and supports only repeat_time 0/1 (one load
+  per instruction); a larger repeat_time makes the next load_3d raise NotImplementedError.
+* set_load_data_boundary: held; the L1 wrap-around it sets is not emulated (0 means none): a
+  load_3d after a non-zero boundary raises NotImplementedError.
 * set_fix_pipe_pre_quant_flag: the scalar of fixpipe's DEQ quantisation modes, not emulated
   (cube/fixpipe.py emulates NoQuant and F322F16).
 """
@@ -23,6 +34,7 @@ emulated numbers they change:
 from __future__ import annotations
 
 import sys
+from enum import IntEnum
 from typing import Any
 
 import numpy as np
@@ -41,7 +53,7 @@ _getframe = sys._getframe
 
 register_op("set_cmp_mask", "V", "elementwise", replayable=False, module=__name__)
 register_op("get_cmp_mask", "V", "elementwise", replayable=False, module=__name__)
-for _op in ("set_pad_value", "set_load_data_boundary", "set_load_data_padding_value",
+for _op in ("set_pad_value", "set_fmatrix", "set_load_data_boundary", "set_load_data_padding_value",
             "set_load_data_repeat", "set_fix_pipe_pre_quant_flag"):
     register_op(_op, "S", "sync", replayable=False, module=__name__)
 
@@ -102,12 +114,12 @@ def _hold_uint(op: str, name: str, value: Any, bits: int, frame: Any) -> None:
 
 
 def set_load_data_boundary(boundary: Any) -> None:
-    """load_3d's A1/B1 wrap-around boundary (0: none); held, load_3d is not emulated."""
+    """load_3d's A1/B1 wrap-around boundary (0: none); held, the wrap-around is not emulated."""
     _hold_uint("set_load_data_boundary", "boundary", boundary, 32, _getframe(1))
 
 
 def set_load_data_padding_value(pad_value: Any) -> None:
-    """load_3d's padding value; held, load_3d is not emulated."""
+    """load_3d's padding value (read by LoadData3DParamsV2Pro loads)."""
     c = record("set_load_data_padding_value", _getframe(1), (("value", pad_value),))
     c.lib["load_data_padding_value"] = pad_value
 
@@ -128,7 +140,7 @@ class LoadDataRepeatParam:
 
 
 def set_load_data_repeat(param: Any) -> None:
-    """load_3d_v2's repeat register; held, load_3d is not emulated."""
+    """load_3d_v2's repeat register (emulated loads support repeat_time 0/1 only)."""
     if not isinstance(param, LoadDataRepeatParam):
         raise TypeError(f"set_load_data_repeat: expected a LoadDataRepeatParam, got "
                         f"{type(param).__name__}")
@@ -136,6 +148,32 @@ def set_load_data_repeat(param: Any) -> None:
                (("repeat_time", param.repeat_time), ("repeat_stride", param.repeat_stride),
                 ("repeat_mode", param.repeat_mode)))
     c.lib["load_data_repeat"] = param
+
+
+class FmatrixMode(IntEnum):
+    """Which FMATRIX register set_fmatrix writes (Ascend C FmatrixMode)."""
+
+    FMATRIX_LEFT = 0
+    FMATRIX_RIGHT = 1
+
+
+def set_fmatrix(l1_h: Any, l1_w: Any, pad_list: Any,
+                fmatrix_mode: Any = FmatrixMode.FMATRIX_LEFT) -> None:
+    """The load_3d feature-map register: l1_h, l1_w in [1, 32767], pad_list (left, right, top,
+    bottom) each in [0, 255]; FMATRIX_LEFT -> FMATRIX, FMATRIX_RIGHT -> FMATRIX_B."""
+    frame = _getframe(1)
+    h, w = int(l1_h), int(l1_w)
+    pads = tuple(int(v) for v in pad_list)
+    mode = FmatrixMode(int(fmatrix_mode))
+    for name, v in (("l1_h", h), ("l1_w", w)):
+        if not 1 <= v <= 32767:
+            raise ParamError(f"set_fmatrix: {name}={v} is outside [1, 32767]")
+    if len(pads) != 4 or not all(0 <= v <= 255 for v in pads):
+        raise ParamError(f"set_fmatrix: pad_list={pads} must be 4 values (left, right, top, "
+                         "bottom) in [0, 255]")
+    c = record("set_fmatrix", frame, (("l1_h", h), ("l1_w", w), ("pad_list", pads),
+                                      ("mode", mode.name)))
+    c.lib.setdefault("fmatrix", {})[int(mode)] = (h, w, pads)
 
 
 def set_fix_pipe_pre_quant_flag(config: Any) -> None:
