@@ -39,6 +39,11 @@ EXERCISES = (
                     perf=0),
         requires=frozenset({"mmad", "load_data", "fixpipe"}),
         block_num=(1, 1), core_kind="aic",
+        concept="the cube multiplies whole 16 x 16 fractals only: a tile whose m, k or n is not a "
+                "multiple of 16 is padded up to whole fractals on the way in, and only the real "
+                "part of the result is written back",
+        api="asc.data_copy with asc.Nd2NzParams (the padded height and width), asc.load_data, "
+            "asc.mmad (the padded sizes), asc.fixpipe with asc.FixpipeParamsV220 (the real m, n)",
         hint="the cube only works in whole 16 x 16 fractals: count the fractals rounding up, "
              "let the ND -> NZ copy pad the matrices to them, and tell fixpipe which part of "
              "the padded result is real",

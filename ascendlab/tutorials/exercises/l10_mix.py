@@ -41,6 +41,11 @@ EXERCISES = (
         cases=cases((128, 64, 64), (96, 32, 128), (256, 64, 64), dtype="float16", perf=2),
         requires=frozenset({"relu", "add"}),
         core_kind="mix", workspace_bytes=1 << 20,
+        concept="in a MIX kernel the cube core computes the block and hands it to a vector core, "
+                "which applies the element-wise epilogue before the block goes to GM: the bias "
+                "is one row that every row of the block shares",
+        api="asc.adv.Matmul's get_tensor_c into a UB tensor on the vector core, asc.data_copy "
+            "for the bias, asc.add and asc.relu, then asc.data_copy out",
         hint="the cube core's block arrives in UB with get_tensor_c; the bias is one row of "
              "n values that every row of the block needs: bring it into UB once, then add it "
              "to each row (or to all rows at once with a repeat stride of 0, lesson 04)",

@@ -23,6 +23,10 @@ EXERCISES = (
         make_inputs=uniform_inputs(-100.0, 100.0),
         requires=frozenset({"exp", "reduce_sum"}),
         input_independent=False,  # the row maxima reach adds as scalars
+        concept="exp of a large score overflows; softmax does not change when the same constant "
+                "is subtracted from every score of a row",
+        api="asc.reduce_max for the row's maximum, asc.adds to subtract it, asc.exp, "
+            "asc.reduce_sum and asc.muls to normalise",
         hint="softmax(x) = softmax(x - c) for any constant c of the row: choose c so that "
              "exp never sees a large argument",
     ),

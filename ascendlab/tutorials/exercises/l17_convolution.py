@@ -66,6 +66,11 @@ EXERCISES = (
         cases=cases((8, 8, 3, 16), (9, 7, 5, 32), (12, 10, 16, 16), perf=2),
         requires=frozenset({"load_data_3d", "mmad", "fixpipe"}),
         block_num=(1, 1), core_kind="aic",
+        concept="load_3d reads the window of every output pixel straight from the feature map "
+                "in L1: its parameters describe the input (height, width, channels padded to "
+                "c0), the kernel window, the padding and the strides",
+        api="asc.LoadData3DParamsV2's fields (pad_list, l1_h, l1_w, channel_size, "
+            "k_extension, m_extension, stride_w, stride_h, filter_w, filter_h)",
         hint="channel_size is Cin padded to 16; K = channel_size * 3 * 3; M = Ho * Wo (it may "
              "end inside a fractal); pad_list is (left, right, top, bottom) and the strides "
              "come w first",
