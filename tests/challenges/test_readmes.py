@@ -241,6 +241,13 @@ def _facts() -> dict[str, list[str]]:
                                  f"{2048 // 32 // dict(COST.vector_elements_per_cycle)['exp']:g}"
                                  " cycles for a float32 `exp`",
                                  f"{dict(COST.vector_repeat)['reduce']:g} for a reduction"],
+        "day8-conv-gelu": dma + [f"{chip.l1_to_l0a_bytes_per_cycle} B/cycle into L0A",
+                                 f"ready {COST.l0_load_latency} cycles later",
+                                 f"{COST.cube_setup} cycles of setup",
+                                 f"plus {COST.fix_setup} cycles",
+                                 f"{COST.vector_setup} cycles of issue",
+                                 f"{dict(COST.vector_elements_per_cycle)['exp']:g} elements "
+                                 "per cycle"],
         "day7-condition-fusion": dma + align + share
         + [f"{chip.l2_gbps / 1000:g} TB/s", f"{COST.vector_setup} cycles of",
            f"{dict(COST.vector_repeat)['reduce']:g} per repeat for a reduction"],

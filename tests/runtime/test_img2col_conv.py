@@ -112,6 +112,7 @@ def spec_module():
     return _module(REPO / "challenges" / "day8-conv-gelu" / "spec.py", "day8_spec")
 
 
+@pytest.mark.torch
 def test_against_torch_conv2d_when_present(ref, spec):
     torch = pytest.importorskip("torch")
     from ascendlab.grader.challenge import Case
