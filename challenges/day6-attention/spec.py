@@ -53,6 +53,9 @@ PUBLIC = (
     Case(name="public-small", shape=(64, 256, 64), dtype="float16", seed=61),
     Case(name="public-keytail", shape=(70, 300, 64), dtype="float16", seed=62),
     Case(name="public-d128", shape=(32, 128, 128), dtype="float16", seed=63),
+    # 72 blocks of 32 query rows (or 144 of 16): three or more per core, so a p buffer
+    # rewritten before the cube has read it shows here, not only on the largest hidden case
+    Case(name="public-many-blocks", shape=(2304, 200, 64), dtype="float16", seed=64),
 )
 
 
