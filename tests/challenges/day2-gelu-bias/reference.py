@@ -1,6 +1,15 @@
 """Reference for day 2: y = gelu_tanh(x + bias) = u / (1 + exp(-2 sqrt(2/pi) (u + 0.044715 u^3)))
 with u = x + bias, in float32. Rows are split over the vector cores; a tile is R whole rows,
 brought in by one strided data_copy_pad (each row padded to 32 B in UB); double-buffered.
+
+Why it is fast. One strided DMA per tile of whole rows (no per-row transfers), the bias cast
+to float32 once per core and replicated over the rows of a tile so that the add and the GeLU
+chain are single instructions over the whole tile, and double-buffered queues so the next
+tile loads and the last one stores while the vector unit works. The vector chain (about 6.2 k
+cycles per core) and the port (reads plus writes, about 8.1 k) overlap except for the first
+load and the last store; a shorter first and last tile (as day 3's reference does) would take
+a few hundred cycles more off.
+
 SLOW = True runs the same kernel on one core."""
 
 import ascendlab.asc as asc

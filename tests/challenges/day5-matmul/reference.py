@@ -80,7 +80,6 @@ def matmul_kernel(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddre
         done_b = tile + 1 == last or (tile + 1) // tiles_m * bn != n0
         for c0 in range(0, k, ka):
             tc = min(ka, k - c0)
-            kc1 = (tc + 15) // 16
             if not keep or held != n0:
                 pb = 1 - pb
                 tb = k if keep else tc

@@ -8,12 +8,16 @@ rows), BQ = 32 query rows per block (768 rows: one block per group). For a block
 pass sequence computes all the scores (s = q_blk @ k_t, three 32 x 256 base blocks, q stays in
 the cube's L1) and one Matmul computes p @ v over all the keys (K walked inside the cube, one
 result back): two requests per block instead of two per key tile. With every score of a row
-in UB the softmax needs no online rescaling: per row one max and one sum over its blocks (each
-reduce writes one value per row in a 32 B slot, so m, l and 1/l are a few vector instructions
-for all rows) and p = exp(s / sqrt(d) - m) / l goes to GM already normalised, as float16 in
-row-major order; the result of p @ v is o. All rows' m and 1/l are read after one V -> S flag.
-Keys up to SK_MAX = 768 fit UB this way (the challenge's largest case); longer rows are
-refused with a message.
+in UB the softmax needs no online rescaling, and no scalar reads: a row's max and sum are
+folds (the score blocks combined element by element, each row halved down to 64 lanes with
+the repeat form, every instruction covering all 32 rows) and one whole_reduce for all rows;
+brcb turns the 32 maxima and 1/l into one 32 B block per row, which sub / mul read for every
+lane of the row (a source repeat stride of one block). The last block's columns past the keys
+are set to -60000 first (exp takes them to 0). p = exp(s / sqrt(d) - m) / l goes to GM
+already normalised, as float16 in row-major order, and the result of p @ v is o. Keys up to
+SK_MAX = 768 fit UB this way (the challenge's largest case); longer rows are refused with a
+message.
+
 SLOW = True uses one group."""
 
 import numpy as np

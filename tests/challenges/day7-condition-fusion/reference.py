@@ -2,15 +2,19 @@
 
 Why it is fast. The pass is memory-bound, so every byte is read once: a core's slice of the
 three condition maps (at most 3 x 384 tokens x 64 channels in float16, 144 KiB) is loaded in
-phase 1 with one DMA per map and stays in UB until phase 3, which then reads only the feature
-(cond is never read twice). Phase 1 sums each map's slice in big float32 chunks (rows added
-pairwise) while the next map is still arriving. The weights of the linear layer are fetched
-while the cores wait at sync_all (the next one while one is used), and the first feature tile of phase 3 are in flight during
-phase 2, so the linear layer (a repeat-form mul with a source repeat stride of 0, then row
-folds and one block_reduce_sum per 8 rows, not a whole_reduce per row) overlaps the loads. Phase 3 is r * feature + sum a_i * cond_i
-with the per-channel factors broadcast over the rows of a tile (repeat-form mul and
-mul_add_dst: one instruction per map and tile), feature tiles double-buffered in and out. One UB region is reused phase by phase (sums, weights, the
-fused pass), which is what lets the maps fit.
+phase 1 with two DMAs per map and stays in UB until phase 3, which then reads only the
+feature (cond is never read twice). Phase 1 sums each half of a slice in big float32 chunks
+(rows added pairwise) while the next half is still arriving. The weights of the linear layer
+and the bias are fetched while the cores wait at sync_all, all of a batch's partial sums
+come in one DMA, and the first feature tile of phase 3 is in flight during phase 2, so the
+linear layer (a repeat-form mul with a source repeat stride of 0, then row folds and one
+block_reduce_sum per 8 rows instead of a whole_reduce per row) overlaps the loads. Phase 3 is
+r * feature + sum a_i * cond_i with the per-channel factors broadcast over the rows of a tile
+(repeat-form mul and mul_add_dst: one instruction per map and tile), feature tiles double-
+buffered in and out. One UB region is reused phase by phase (sums, weights, the fused pass),
+which is what lets the maps fit. What is left is the port: each core's reads and writes at its
+share of the sustained HBM bandwidth, plus phase 2's latency that the loads do not cover.
+
 Needs C a multiple of 16 and <= 64 (a row of weight is one float32 repeat).
 SLOW = True runs the same kernel with tiles of 4 tokens (one core would not hold its slice)."""
 
@@ -83,7 +87,6 @@ def fusion_kernel(feature: asc.GlobalAddress, cond: asc.GlobalAddress,
     work = asc.TBuf(asc.TPosition.VECCALC)
     tile = rows * c
     span = (mine * c + 15) // 16 * 16  # one map's slice, halves
-    cores = b_num * cpb
     # one UB region reused phase by phase: phase 1 [t]; phase 2 [wh | part, then wf];
     # phase 3 [x32 | u | acc]
     low = c * c * 2
@@ -213,4 +216,5 @@ def launch(feature, cond, weight, bias, out, core_num):
                          f"{UB_MAPS} (they stay in UB between phases 1 and 3)")
     ws = np.zeros(b_num * cpb * 3 * c, np.float32)  # partial sums
     fusion_kernel[b_num * cpb, asc.lib.runtime.current_stream()](
-        feature, cond, weight, bias, out, ws, b_num, n, c, cpb, rpc, 4 if SLOW else ROWS, 8 if SLOW else CHUNK)
+        feature, cond, weight, bias, out, ws, b_num, n, c, cpb, rpc, 4 if SLOW else ROWS,
+        8 if SLOW else CHUNK)
