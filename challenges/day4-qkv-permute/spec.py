@@ -58,6 +58,9 @@ PUBLIC = (
     _case("public-small", (1, 64, 4, 64), 41),
     _case("public-sd15", (2, 77, 8, 40), 42),  # SD 1.5 text tokens, head dim 40 (80 B rows)
     _case("public-tail", (1, 35, 3, 24), 43),
+    # 48 (tensor, head) items of 300 rows: one per vector core, four transfers of 96 rows
+    # each, so a missing flag between transfers shows here, not only on the largest case
+    _case("public-many-tiles", (1, 300, 16, 64), 44),
 )
 
 

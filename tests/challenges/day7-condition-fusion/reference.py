@@ -16,7 +16,7 @@ which is what lets the maps fit. What is left is the port: each core's reads and
 share of the sustained HBM bandwidth, plus phase 2's latency that the loads do not cover.
 
 Needs C a multiple of 16 and <= 64 (a row of weight is one float32 repeat).
-SLOW = True runs the same kernel with tiles of 4 tokens (one core would not hold its slice)."""
+SLOW = True runs the same kernel with tiles of 8 tokens (one core would not hold its slice)."""
 
 import numpy as np
 
@@ -216,5 +216,5 @@ def launch(feature, cond, weight, bias, out, core_num):
                          f"{UB_MAPS} (they stay in UB between phases 1 and 3)")
     ws = np.zeros(b_num * cpb * 3 * c, np.float32)  # partial sums
     fusion_kernel[b_num * cpb, asc.lib.runtime.current_stream()](
-        feature, cond, weight, bias, out, ws, b_num, n, c, cpb, rpc, 4 if SLOW else ROWS,
-        8 if SLOW else CHUNK)
+        feature, cond, weight, bias, out, ws, b_num, n, c, cpb, rpc, 8 if SLOW else ROWS,
+        16 if SLOW else CHUNK)
