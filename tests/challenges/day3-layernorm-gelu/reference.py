@@ -2,27 +2,29 @@
 in and out, float32 inside.
 
 Why it is fast. The time is the vector unit's, so the kernel gives it as few and as long
-instructions as it can, with no scalar round trips. Rows are split evenly over the 48 vector
-cores; a tile is R whole rows (one strided data_copy_pad), double-buffered in and out. A row
-sum is not one reduce_sum per row (a multi-round reduction each) but a fold: the row's 64-lane
-chunks are added element by element with the repeat form, every instruction covering all R
-rows (source repeat stride = the row), then one whole_reduce_sum gives all R sums. The mean
-goes back to the rows as a vector: brcb spreads one value per row over a 32 B block, and
-sub / mul read that block for every lane of the row (source repeat stride of one block), so
-there is no V -> S flag, no get_value and no per-row instruction. The variance is a second
-fold over the centred squares (two passes: rows carry offsets), rsqrt runs once for all rows,
-gamma and beta are cast to float32 once per core and applied with one fused_mul_add per row,
-and the GeLU chain runs once over the whole tile. Tiles are as large as UB allows (one buffer
-each for x and y is enough: x is free once cast, y long stored before the next tile needs it),
-except a short first tile, so the vector unit starts early. What is left: each tile's chain
-of dependent instructions pays the vector pipeline's latency at every implicit PIPE_V barrier
-(about 1.5 k cycles per tile), and the first load and the last store do not overlap.
+instructions as it can, and as few waits. Rows are split evenly over the 48 vector cores; a
+tile is R whole rows (one strided data_copy_pad). A row sum is not one reduce_sum per row (a
+multi-round reduction each) but a fold: the row's 64-lane chunks are added pairwise, every
+instruction covering all R rows with the repeat form, into compact chunks of a scratch buffer,
+so the instructions of one level write disjoint ranges and only a new level waits at an
+implicit PIPE_V barrier (the barrier compares address ranges: folding in place over interleaved
+rows would put one before every instruction); the squares of the variance enter the first level
+directly (mul, then mul_add_dst), and one whole_reduce_sum gives all R sums. The mean and
+1/sigma go back to the rows as vectors: brcb spreads one value per row over a 32 B block that
+sub / mul read for every lane of the row (a source repeat stride of one block): no V -> S flag,
+no get_value. Two passes (rows carry offsets), gamma and beta cast once per core and applied
+with one fused_mul_add per row, the GeLU chain once over the tile with its constants folded.
+One buffer each for x and y is enough (x is free once cast, y long stored before the next tile
+needs it), with a short first and last tile so the vector unit starts early and little is left
+to store at the end. What is left: each tile's chain of dependent levels pays the pipeline
+latency, and the port carries every core's reads and writes.
+
 SLOW = True runs the same kernel on one core."""
 
 import ascendlab.asc as asc
 
 SLOW = False
-TILE = 14080  # elements per tile (R rows of the padded width)
+TILE = 10240  # elements per tile (R rows of the padded width)
 BUFFERS = 1  # x is free after its cast, y is stored long before the next tile's: one each
 EDGE = 2  # rows of the first and the last tile
 K = -1.5957691216057308  # -2 sqrt(2 / pi)
@@ -41,40 +43,59 @@ def gelu_tile(t, u, n: int):
 
 
 @asc.jit
-def fold_sums(dst, t, src, r: int, cols: int, width: int):
-    """dst[j] = the sum of row j of src (r rows, width apart), through t (may be src): the
-    row's 64-lane chunks are added pairwise, level by level, every instruction covering all r
-    rows (the repeat form, repeat stride = the row); the instructions of a level are
-    independent, so only a level waits for the one before. One whole_reduce_sum ends it."""
+def fold_sums(dst, f, src, r: int, cols: int, width: int, square: bool):
+    """dst[j] = the sum of row j of src, or of its squares (r rows, width apart). The row's
+    64-lane chunks are added pairwise, level by level, into f, a scratch of compact chunks
+    (r x 64 each, one after the other): every instruction covers all r rows (the repeat form)
+    and the instructions of a level write disjoint ranges, so only a new level waits for the
+    one before (an implicit PIPE_V barrier compares address ranges). One whole_reduce_sum."""
     rs = width // 8  # a row, in 32 B blocks
-    p = asc.BinaryRepeatParams(1, 1, 1, rs, rs, rs)
+    pin = asc.BinaryRepeatParams(1, 1, 1, 8, rs, rs)  # compact dst, row-strided sources
+    m = r * 64  # floats of one compact chunk
     n = cols // 64  # whole chunks
-    base = src
+    lanes = 64
     if n == 0:
-        asc.adds(t, src, 0.0, cols, r, asc.UnaryRepeatParams(1, 1, rs, rs))
-    while n > 1 or n == 1 and base is not t:
+        lanes = cols
+        if square:
+            asc.mul(f, src, src, cols, r, pin)
+        else:
+            asc.adds(f, src, 0.0, cols, r, asc.UnaryRepeatParams(1, 1, 8, rs))
+    else:
         h = (n + 1) // 2
-        for i in range(n // 2):
-            asc.add(t[i * 64:], base[i * 64:], base[(i + h) * 64:], 64, r, p)
-        if n % 2 == 1 and base is not t:  # the middle chunk has no partner: bring it along
-            asc.adds(t[(h - 1) * 64:], base[(h - 1) * 64:], 0.0, 64, r,
-                     asc.UnaryRepeatParams(1, 1, rs, rs))
-        base = t
-        n = h
-    if cols % 64 and cols > 64:  # the last, partial chunk
-        asc.add(t, t, src[cols // 64 * 64:], cols % 64, r, p)
-    asc.whole_reduce_sum(dst, t, min(64, cols), r, 1, 1, rs)
+        for i in range(h):  # level 1: chunk i (and chunk i + h) into compact chunk i
+            if square:
+                asc.mul(f[i * m:], src[i * 64:], src[i * 64:], 64, r, pin)
+            elif i + h < n:
+                asc.add(f[i * m:], src[i * 64:], src[(i + h) * 64:], 64, r, pin)
+            else:
+                asc.adds(f[i * m:], src[i * 64:], 0.0, 64, r, asc.UnaryRepeatParams(1, 1, 8, rs))
+        if square:
+            for i in range(n // 2):
+                asc.mul_add_dst(f[i * m:], src[(i + h) * 64:], src[(i + h) * 64:], 64, r, pin)
+        k = h
+        while k > 1:  # compact chunks: count-form adds, each level's writes disjoint
+            k2 = (k + 1) // 2
+            for i in range(k // 2):
+                asc.add(f[i * m:], f[i * m:], f[(i + k2) * m:], m)
+            k = k2
+        if cols % 64:  # the last, partial chunk
+            if square:
+                asc.mul_add_dst(f, src[n * 64:], src[n * 64:], cols % 64, r, pin)
+            else:
+                asc.add(f, f, src[n * 64:], cols % 64, r,
+                        asc.BinaryRepeatParams(1, 1, 1, 8, 8, rs))
+    asc.whole_reduce_sum(dst, f, lanes, r, 1, 1, 8)
 
 
 @asc.jit
-def row_sums(dst, t, src, r: int, cols: int, width: int):
+def row_sums(dst, f, src, r: int, cols: int, width: int, square: bool):
     """fold_sums over all r rows, or one row at a time when a row is wider than a repeat
     stride can reach (255 blocks)."""
     if width > 255 * 8:
         for j in range(r):
-            fold_sums(dst[j:], t[j * width:], src[j * width:], 1, cols, 16)
+            fold_sums(dst[j:], f, src[j * width:], 1, cols, 16, square)
     else:
-        fold_sums(dst, t, src, r, cols, width)
+        fold_sums(dst, f, src, r, cols, width, square)
 
 
 @asc.jit
@@ -152,12 +173,11 @@ def ln_gelu_kernel(x: asc.GlobalAddress, gamma: asc.GlobalAddress, beta: asc.Glo
         xl = qx.deque(asc.float16)
         asc.cast(u, xl, asc.RoundMode.CAST_NONE, r * width)
         qx.free_tensor(xl)
-        row_sums(st, t, u, r, cols, width)
+        row_sums(st, t, u, r, cols, width, False)
         asc.muls(st, st, 1.0 / cols, 64)  # the means
         asc.brcb(bb, st, groups, asc.BrcbRepeatParams(1, 8))
         per_row(u, bb, r, cols, width, False)  # centred
-        asc.mul(t, u, u, r * width)
-        row_sums(st, t, t, r, cols, width)
+        row_sums(st, t, u, r, cols, width, True)  # the centred squares
         asc.muls(st, st, 1.0 / cols, 64)  # rstd = 1 / sqrt(var + eps), all rows at once
         asc.adds(st, st, eps, 64)
         asc.rsqrt(st, st, 64)
