@@ -70,20 +70,61 @@ class Case:
         return f"{self.name}: {self.dtype}[{dims}] ({self.kind}{extra})"
 
 
+RECORD_GOLD = 1.15  # gold: within 15 % of the best known kernel
+RECORD_SILVER = 2.0  # silver: within 2 x of it
+
+
 @dataclass(frozen=True, kw_only=True)
 class Tiers:
-    """Performance tiers in modelled cycles relative to the challenge's roofline bound."""
+    """Performance tiers of the performance case's modelled cycles.
 
-    gold: float = 1.2  # cycles <= gold x bound
-    silver: float = 2.0  # cycles <= silver x bound; anything correct is bronze
+    With a `record` (the 7-day challenge): the cycles of the best known kernel for the
+    performance case under cost model `model` (the reference's, or a leaderboard entry that
+    beat it, written into spec.py by `python tests/challenges/build.py records`). Gold is at
+    most `gold` x record, silver at most `silver` x record, bronze anything correct. The record
+    is a number in the spec, never looked up while grading, so a tier is deterministic for a
+    given cost model; tests/challenges checks that every record is of the current model.
+    Without a record: `gold` and `silver` are multiples of the roofline bound instead.
+    """
+
+    gold: float = 1.2  # cycles <= gold x record (or x bound without a record)
+    silver: float = 2.0  # cycles <= silver x record (or bound); anything correct is bronze
+    record: int | None = None  # best known cycles on the performance case
+    model: str | None = None  # the cost model version the record was measured with
+    holder: str = ""  # who set it: "reference" or a leaderboard entry's name
+    note: str = ""  # why the record holder is fast (the reference's note; the museum shows it)
 
     def __post_init__(self) -> None:
         if not 1.0 <= self.gold <= self.silver:
             raise ValueError(f"Tiers: need 1 <= gold <= silver, got {self.gold}, {self.silver}")
+        if self.record is not None and (self.record < 1 or not self.model):
+            raise ValueError(f"Tiers: record must be >= 1 cycles with its cost model version, "
+                             f"got record={self.record!r}, model={self.model!r}")
+
+    @classmethod
+    def for_record(cls, record: int, model: str, holder: str = "reference",
+                   note: str = "") -> Tiers:
+        """The record rule with its standard ratios: gold <= RECORD_GOLD x record, silver <=
+        RECORD_SILVER x record (any challenge; the 7-day specs use it)."""
+        return cls(gold=RECORD_GOLD, silver=RECORD_SILVER, record=record, model=model,
+                   holder=holder, note=note)
+
+    def limits(self, bound: int) -> tuple[int, int]:
+        """(gold, silver): the most cycles each tier allows."""
+        base = self.record if self.record is not None else max(bound, 1)
+        return int(self.gold * base), int(self.silver * base)
 
     def tier(self, cycles: int, bound: int) -> str:
-        ratio = cycles / max(bound, 1)
-        return "gold" if ratio <= self.gold else "silver" if ratio <= self.silver else "bronze"
+        gold, silver = self.limits(bound)
+        return "gold" if cycles <= gold else "silver" if cycles <= silver else "bronze"
+
+    def rule(self) -> str:
+        """The rule in words, for READMEs and reports."""
+        if self.record is None:
+            return f"gold <= {self.gold:g} x bound, silver <= {self.silver:g} x bound"
+        return (f"gold <= {self.gold:g} x record, silver <= {self.silver:g} x record "
+                f"(record {self.record:,} cycles, cost model {self.model}"
+                f"{', ' + self.holder if self.holder else ''})")
 
 
 @dataclass(frozen=True, kw_only=True)

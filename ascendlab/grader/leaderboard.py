@@ -291,21 +291,66 @@ class Leaderboard:
             con.close()
 
     def render(self, challenge: str, chip: str | None = None) -> str:
+        """Ranked by cycles (ties: earliest first); each chip's record to aim at (the best
+        known kernel: the challenge's reference record, or an entry that beat it) and each
+        entry's distance to it."""
         rows = self.best(challenge, chip)
         if not rows:
-            return f"leaderboard {challenge}: no accepted submissions yet ({self.path})"
+            ref = spec_record(challenge)
+            aim = (f"; the record to aim at: {ref[0]:,} cycles ({ref[1]})"
+                   if ref is not None else "")
+            return f"leaderboard {challenge}: no accepted submissions yet ({self.path}){aim}"
         out = [f"leaderboard {challenge} (cost model {MODEL_VERSION}; {self.path})"]
         chip_now = None
+        best = 0
         for e in rows:
             if e.chip != chip_now:
                 chip_now = e.chip
-                out += ["", f"{e.chip}:",
-                        f"  {'#':>3}  {'user':<20} {'cycles':>12}  {'x bound':>7}  {'tier':<7}"
-                        f"  submitted"]
+                best, holder = record_for(challenge, [r for r in rows if r.chip == e.chip])
+                out += ["", f"{e.chip}: record {best:,} cycles ({clean(holder)})",
+                        f"  {'#':>3}  {'user':<20} {'cycles':>12}  {'x bound':>7}  "
+                        f"{'vs record':>9}  {'tier':<7}  submitted"]
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.submitted_at))
             out.append(f"  {e.rank:>3}  {clean(e.user):<20} {e.cycles:>12,}  "
-                       f"{e.cycles / max(e.bound_cycles, 1):>7.2f}  {e.tier:<7}  {when}")
+                       f"{e.cycles / max(e.bound_cycles, 1):>7.2f}  "
+                       f"{distance(e.cycles, best):>9}  {e.tier:<7}  {when}")
         return "\n".join(out)
 
 
-__all__ = ["Entry", "Exhibit", "Leaderboard", "default_path", "pack_trace", "permission_problems"]
+def spec_record(challenge: str) -> tuple[int, str] | None:
+    """(cycles, holder) of the challenge's spec record under the current cost model, or None
+    (no such challenge, no record, or a record of another model)."""
+    from .challenge import load_challenge
+
+    try:
+        tiers = load_challenge(challenge).spec.tiers
+    except Exception:  # noqa: BLE001 - a leaderboard of a challenge no longer installed
+        return None
+    if tiers.record is None or tiers.model != MODEL_VERSION:
+        return None
+    return tiers.record, tiers.holder or "reference"
+
+
+def record_for(challenge: str, entries: list[Entry]) -> tuple[int, str]:
+    """The record for one chip's entries: the fastest of the spec record and the entries
+    (an entry that only ties the spec record does not take it)."""
+    ref = spec_record(challenge)
+    top = min(entries, key=lambda e: (e.cycles, e.submitted_at)) if entries else None
+    if ref is not None and (top is None or ref[0] <= top.cycles):
+        return ref
+    if top is None:
+        return 0, "none"
+    return top.cycles, top.user
+
+
+def distance(cycles: int, record: int) -> str:
+    """'record' or how much slower than the record: '+12.3%' (1.12x)."""
+    if record <= 0:
+        return "-"
+    if cycles <= record:
+        return "record"
+    return f"+{(cycles / record - 1) * 100:.1f}%"
+
+
+__all__ = ["Entry", "Exhibit", "Leaderboard", "default_path", "distance", "pack_trace",
+           "permission_problems", "record_for", "spec_record"]

@@ -8,6 +8,11 @@ the roofline bound, the timeline of its performance case (the largest one) redra
 stored trace with viz.timeline(run).figure() as DIR/<challenge>/<row id>.png, and its source,
 HTML-escaped. Without matplotlib (the `viz` extra) the pages say so instead of drawing.
 Rows stored under an old name (an alias) join their challenge's page.
+
+Each page opens with the record to aim at: the challenge's spec record (Tiers.record, the
+best known kernel under the current cost model, with the masters' note on why it is fast)
+and its progression per chip: every entry that beat the best known cycles at its time, in
+order of submission.
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}
 .entry{border-top:1px solid #ccc;margin-top:1.5em;padding-top:.5em}
 .gold{color:#b8860b}.silver{color:#708090}.bronze{color:#8c5a2b}
 pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:12px}
-img{max-width:100%;border:1px solid #ddd}.note{color:#777}"""
+img{max-width:100%;border:1px solid #ddd}.note{color:#777}
+.masters{background:#f4f1e8;padding:.6em 1em;margin:.5em 0}"""
 
 
 def has_matplotlib() -> bool:
@@ -89,6 +95,46 @@ def _entry(ex: Exhibit, img_dir: Path, rel: str) -> str:
             f"</details></div>")
 
 
+def _records(page: str, exhibits: list[Exhibit]) -> str:
+    """The record section: the spec record and its note, and each chip's progression."""
+    from ..analysis.cost import MODEL_VERSION
+    from .challenge import load_challenge
+
+    e = html.escape
+    try:
+        tiers = load_challenge(page).spec.tiers
+    except Exception:  # noqa: BLE001 - a challenge no longer installed
+        tiers = None
+    ref = (tiers.record, tiers.holder or "reference") if tiers is not None and \
+        tiers.record is not None and tiers.model == MODEL_VERSION else None
+    out = ['<div class="records"><h2>Record</h2>']
+    if ref is not None:
+        out.append(f"<p>Best known kernel before the entries below: {ref[0]:,} cycles "
+                   f"({e(ref[1])}, cost model {e(MODEL_VERSION)}). {e(tiers.rule())}.</p>")
+        if tiers.note:
+            out.append(f'<blockquote class="masters"><b>Why it is fast</b> (the masters\' '
+                       f"note): {e(tiers.note)}</blockquote>")
+    chips = sorted({x.chip for x in exhibits})
+    for chip in chips:
+        best = ref[0] if ref is not None else None
+        steps = []
+        for x in sorted((x for x in exhibits if x.chip == chip and
+                         x.model_version == MODEL_VERSION), key=lambda x: (x.submitted_at, x.id)):
+            if best is None or x.cycles < best:
+                best = x.cycles
+                when = time.strftime("%Y-%m-%d %H:%M", time.localtime(x.submitted_at))
+                steps.append(f'<tr><td>{when}</td><td><a href="#e{x.id}">{e(x.user)}</a></td>'
+                             f"<td>{x.cycles:,}</td>"
+                             f"<td>{x.cycles / max(x.bound_cycles, 1):.2f}</td></tr>")
+        head = (f"<tr><td>-</td><td>{e(ref[1])}</td><td>{ref[0]:,}</td><td></td></tr>"
+                if ref is not None else "")
+        out.append(f"<h3>{e(chip)}: record progression</h3><table><tr><th>when</th><th>who"
+                   f"</th><th>cycles</th><th>x bound</th></tr>{head}{''.join(steps)}</table>"
+                   + ("" if steps else "<p class=\"note\">no entry has beaten it yet</p>"))
+    out.append("</div>")
+    return "".join(out)
+
+
 def write_museum(out: str | os.PathLike, lb: Leaderboard | None = None,
                  challenges: Sequence[str] | None = None) -> list[Path]:
     """Write the museum into `out`; returns the pages written (index first)."""
@@ -109,7 +155,7 @@ def write_museum(out: str | os.PathLike, lb: Leaderboard | None = None,
         slug = _slug(page)
         img_dir = root / slug
         img_dir.mkdir(exist_ok=True)
-        body = "".join(_entry(ex, img_dir, slug) for ex in exhibits)
+        body = _records(page, exhibits) + "".join(_entry(ex, img_dir, slug) for ex in exhibits)
         path = root / f"{slug}.html"
         path.write_text(_page(f"{page}: {title}", f"<p>{len(exhibits)} accepted "
                               f"entr{'y' if len(exhibits) == 1 else 'ies'}, fastest first per "

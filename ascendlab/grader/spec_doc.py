@@ -345,12 +345,23 @@ def spec_block(ch: Challenge, draws: int = DRAWS) -> str:
     for kind, by_input in ranges.items():
         lines.append(f"| {kind} | " + " | ".join(by_input.get(n, "") for n in names) + " |")
     lines += ["", "**Rules the grader enforces:**", "", *rules_lines(spec), "",
-              f"**Tiers**: modelled cycles of `{perf}` against its roofline bound: gold ≤ "
-              f"{spec.tiers.gold:g} × bound, silver ≤ {spec.tiers.silver:g} × bound, bronze: "
-              "correct."
-              + (" The bound and the thresholds in cycles are in the days table of "
-                 "[../README.md](../README.md)." if day_of(ch.path.name) is not None else "")]
+              _tiers_line(spec, perf, day_of(ch.path.name) is not None)]
     return "\n".join(lines)
+
+
+def _tiers_line(spec: ChallengeSpec, perf: str, a_day: bool) -> str:
+    """The tiers in one line: against the record (the 7-day rule, Tiers.for_record) or, for a
+    challenge without one, against the roofline bound."""
+    t = spec.tiers
+    base = "record" if t.record is not None else "bound"
+    what = ("the day's **record** (the best known kernel's cycles; the Tiers section below "
+            "gives it)" if t.record is not None else "its roofline bound")
+    line = (f"**Tiers**: modelled cycles of `{perf}` against {what}: gold ≤ {t.gold:g} × "
+            f"{base}, silver ≤ {t.silver:g} × {base}, bronze: correct.")
+    if a_day:
+        line += (" The thresholds in cycles are in the days table of "
+                 "[../README.md](../README.md).")
+    return line
 
 
 def readme_drift(ch: Challenge, draws: int = DRAWS) -> str | None:
