@@ -32,7 +32,7 @@ from . import rules as _rules
 from .challenge import Case, ChallengeSpec, derive_seed
 from .parallel import CAN_FORK, Forked
 from .perf import bound_cycles
-from .replay import ReplayError, replay
+from .replay import LIBRARY_OPS, REPLAYABLE_OPS, ReplayError, replay
 from .replay.budget import JudgeTimeout
 from .report import CaseReport, Verdict
 from .wire import RECORDABLE_OPS, WireError, digest, load_run, poisoned
@@ -149,7 +149,9 @@ def _unreplayable(obj: Any, spec: ChallengeSpec) -> str:
         if type(f) is int and 0 <= f < len(strings) and type(strings[f]) is str:
             where = f" ({strings[f].rsplit('/', 1)[-1]}:{line if type(line) is int else '?'})"
         allowed = spec.rules.allowed_ops
-        listed = sorted(allowed if allowed is not None else RECORDABLE_OPS)
+        # what a kernel may call: the library's internal records (mm_request, ...) are no
+        # instruction a learner writes
+        listed = sorted((allowed if allowed is not None else REPLAYABLE_OPS) - LIBRARY_OPS)
         return (f"{op[:80]}{where} is not among the instructions this challenge allows (the "
                 f"grader cannot replay it): {', '.join(listed)}")
     return ""

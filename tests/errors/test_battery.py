@@ -165,6 +165,22 @@ BATTERY = [
 ]
 
 
+def test_the_unreplayable_op_message_lists_no_library_internals():
+    """With no allowed list (any replayable op), the message lists what a kernel may call:
+    not the library's internal records such as mm_request."""
+    from dataclasses import replace
+
+    from ascendlab.grader.challenge import load_challenge
+    from ascendlab.grader.judge import _unreplayable
+
+    spec = load_challenge("vadd").spec
+    spec = replace(spec, rules=replace(spec.rules, allowed_ops=None))
+    record = {"strings": ["k.py"], "events": [[0, "V", "adv.tanh", 0, 0, 0, 0, 0, 0, 7, 0, 0]]}
+    msg = _unreplayable(record, spec)
+    assert msg.startswith("adv.tanh (k.py:7) is not among"), msg
+    assert "add" in msg and "mm_request" not in msg and "mm_wait_result" not in msg
+
+
 @pytest.mark.parametrize("name, run, first", BATTERY, ids=[b[0] for b in BATTERY])
 def test_battery_first_line(name, run, first):
     text = run()
