@@ -7,11 +7,10 @@ tests/grader/test_replay.py checks that the runtime's instructions are all cover
 from __future__ import annotations
 
 import sys
-from collections import deque
 from typing import Any
 
 from ...runtime import core as _core
-from ...runtime.core import CoreState, emit
+from ...runtime.core import CoreState
 from ...runtime.cube import fixpipe as _cube_fixpipe
 from ...runtime.cube import img2col as _img2col
 from ...runtime.cube import mmad as _cube
@@ -31,7 +30,7 @@ from ...runtime.params import (
 )
 from ...runtime.sync import cross_core as _xc
 from ...runtime.sync import flags as _sync
-from ...runtime.trace import OPS, Access, Event, Sync
+from ...runtime.trace import OPS, Access, Event
 from .operands import _POS, NamedTensor, Replayer
 from .operands import trampoline as _trampoline
 from .rows import ROW_HANDLERS
@@ -126,20 +125,14 @@ def _load_data_3d(rp: Replayer, c: CoreState, e: Event) -> None:
 
 
 def _xset_one(flag_id: int, mode_id: int, pipe: str, to: int) -> None:
-    """One receiver's share of a cross_core_set_flag, as runtime/sync/cross_core.py emits it."""
+    """One receiver's share of a cross_core_set_flag, issued as the runtime issues it."""
     frame = sys._getframe(1)
     c = _core.core()
     op = "cross_core_set_flag"
     fid, mode, p = _xc._check(op, c, flag_id, mode_id, PipeID[f"PIPE_{pipe}"], frame)
     if to not in _xc._peers(c, mode):
         raise ValueError(f"{op}: core {c.idx} does not signal core {to} in mode {mode}")
-    q = _xc._counters(c).setdefault((c.idx, to, mode, fid), deque())
-    if len(q) >= _xc.MAX_PENDING:
-        raise ValueError(f"{op}: more than {_xc.MAX_PENDING} pending sets of flag {fid}")
-    q.append(p)
-    emit(c, p, op, (), (), 0, "", 0, frame,
-         Sync("xset", p, "S", _xc._key(c.idx, to, mode, fid), False),
-         (("flag_id", fid), ("mode_id", mode), ("pipe", p), ("to", to)))
+    _xc.signal(c, fid, mode, p, to, frame)
 
 
 def _xwait_one(flag_id: int, mode_id: int, pipe: str, frm: int) -> None:
@@ -154,11 +147,7 @@ def _xwait_one(flag_id: int, mode_id: int, pipe: str, frm: int) -> None:
     if not q:
         raise ValueError(f"{op}: core {c.idx} passes a wait on flag {fid} that core {frm} has "
                          "not set")
-    set_pipe = q.popleft()
-    emit(c, "S", op, (), (), 0, "", 0, frame,
-         Sync("xwait", set_pipe, "S", _xc._key(frm, c.idx, mode, fid), False),
-         (("flag_id", fid), ("mode_id", mode), ("pipe", p), ("from", frm)))
-    c.v_pending.clear()
+    _xc.consume(c, fid, mode, p, frm, q.popleft(), frame)
 
 
 def _cross_core(rp: Replayer, c: CoreState, e: Event) -> None:

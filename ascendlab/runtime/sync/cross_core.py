@@ -136,24 +136,38 @@ def _candidate(counters: dict, senders: list[int], waiter: int, flag: tuple) -> 
     return "none"
 
 
+def signal(c: Any, fid: int, mode: int, pipe: str, to: int, frame: Any) -> None:
+    """One receiver's share of a cross_core_set_flag: a pending set on `to`'s counter of the
+    flag, and its event (also what the grader's replay re-issues, one event at a time)."""
+    q = _counters(c).setdefault((c.idx, to, mode, fid), deque())
+    if len(q) >= MAX_PENDING:
+        raise SyncError(f"cross_core_set_flag(flag_id={fid}, mode_id={mode}): core {to}'s "
+                        f"counter of this flag already holds {MAX_PENDING} sets from core "
+                        f"{c.idx} that no wait consumed (at most {MAX_PENDING}) "
+                        f"{_core.where(c, frame)}")
+    q.append(pipe)
+    emit(c, pipe, "cross_core_set_flag", (), (), 0, "", 0, frame,
+         _new(Sync, ("xset", pipe, "S", _key(c.idx, to, mode, fid), False)),
+         (("flag_id", fid), ("mode_id", mode), ("pipe", pipe), ("to", to)))
+
+
+def consume(c: Any, fid: int, mode: int, pipe: str, frm: int, set_pipe: str,
+            frame: Any) -> None:
+    """One sender's share of a passed cross_core_wait_flag: the event of taking the set (made
+    on `set_pipe`) that `frm` left on this core's counter."""
+    emit(c, "S", "cross_core_wait_flag", (), (), 0, "", 0, frame,
+         _new(Sync, ("xwait", set_pipe, "S", _key(frm, c.idx, mode, fid), False)),
+         (("flag_id", fid), ("mode_id", mode), ("pipe", pipe), ("from", frm)))
+
+
 def cross_core_set_flag(flag_id: Any, mode_id: Any, pipe: Any) -> None:
     """Add one to flag `flag_id` of every core this core signals in mode `mode_id`, once the
     earlier work of `pipe` is done (Ascend C CrossCoreSetFlag<modeId, pipe>(flagId))."""
     frame = _getframe(1)
     c = _core.core()
     fid, mode, p = _check("cross_core_set_flag", c, flag_id, mode_id, pipe, frame)
-    counters = _counters(c)
     for r in _peers(c, mode):
-        q = counters.setdefault((c.idx, r, mode, fid), deque())
-        if len(q) >= MAX_PENDING:
-            raise SyncError(f"cross_core_set_flag(flag_id={fid}, mode_id={mode}): core {r}'s "
-                            f"counter of this flag already holds {MAX_PENDING} sets from core "
-                            f"{c.idx} that no wait consumed (at most {MAX_PENDING}) "
-                            f"{_core.where(c, frame)}")
-        q.append(p)
-        emit(c, p, "cross_core_set_flag", (), (), 0, "", 0, frame,
-             _new(Sync, ("xset", p, "S", _key(c.idx, r, mode, fid), False)),
-             (("flag_id", fid), ("mode_id", mode), ("pipe", p), ("to", r)))
+        signal(c, fid, mode, p, r, frame)
 
 
 def cross_core_wait_flag(flag_id: Any, mode_id: Any, pipe: Any) -> None:
@@ -178,11 +192,8 @@ def cross_core_wait_flag(flag_id: Any, mode_id: Any, pipe: Any) -> None:
             f"from core(s) {', '.join(map(str, missing))} (nearest candidate: "
             f"{_candidate(counters, missing, c.idx, (mode, fid))})")
     for s, q in zip(senders, queues):
-        set_pipe = q.popleft()
-        emit(c, "S", "cross_core_wait_flag", (), (), 0, "", 0, frame,
-             _new(Sync, ("xwait", set_pipe, "S", _key(s, c.idx, mode, fid), False)),
-             (("flag_id", fid), ("mode_id", mode), ("pipe", p), ("from", s)))
+        consume(c, fid, mode, p, s, q.popleft(), frame)
     c.v_pending.clear()  # nothing on V issues before the wait passed
 
 
-__all__ = ["cross_core_set_flag", "cross_core_wait_flag"]
+__all__ = ["consume", "cross_core_set_flag", "cross_core_wait_flag", "signal"]
