@@ -57,6 +57,8 @@ class LaunchState:
         self.allocs: dict[str, Any] = {}  # the GM arguments (memory.GMAlloc) by name
         # a wait_flag ran: the launch's end replays the flags for deadlocks (sync/deadlock.py)
         self.flag_waits = False
+        # (error, file, line) of the floating-point errors reported once (launch/fpe.py)
+        self.fpe_reported: set[tuple[str, str, int]] = set()
 
     def cube_core(self, group: int) -> CoreState:
         """The cube (AIC) core of `group` in a MIX launch (created on first use)."""

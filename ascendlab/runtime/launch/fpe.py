@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-import weakref
 from typing import Any
 
 import numpy as np
@@ -23,8 +22,6 @@ from .. import core as _core
 
 _PKG = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
 _NUMPY = os.sep + "numpy" + os.sep
-# launch (core.LaunchState) -> the (error, file, line) it has reported
-_REPORTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _kernel_frame() -> Any:
@@ -45,7 +42,7 @@ def _report(err: str, flag: int) -> None:
         warnings.warn(f"{err} encountered in an emulated instruction", RuntimeWarning,
                       stacklevel=3)
         return
-    seen = _REPORTED.setdefault(c.launch, set())
+    seen = c.launch.fpe_reported
     key = (err, frame.f_code.co_filename, frame.f_lineno)
     if key in seen:
         return
