@@ -115,10 +115,12 @@ def _digest(path: Path) -> str:
     return _bytes_digest(path)
 
 
-def _untouched(name: str, target: Path, manifest: dict[str, str]) -> bool:
-    """Whether the folder's `target` is still the copy this command made of `name` (a
-    manifest written before fingerprints holds the bytes' hash)."""
-    return manifest.get(name) in (_digest(target), _bytes_digest(target))
+def _untouched(name: str, target: Path, manifest: dict[str, str],
+               have: str | None = None) -> bool:
+    """Whether the folder's `target` (whose fingerprint is `have`, when known) is still the
+    copy this command made of `name` (a manifest written before fingerprints holds the bytes'
+    hash)."""
+    return manifest.get(name) in (have or _digest(target), _bytes_digest(target))
 
 
 def _drop_renamed(dest: Path, files: dict[str, Path], manifest: dict[str, str],
@@ -162,7 +164,7 @@ def prepare_course(dest: Path, files: dict[str, Path] | None = None) -> CoursePl
                 plan.unchanged.append(name)
                 manifest[name] = want
                 continue
-            if not _untouched(name, target, manifest):  # the learner's work: never touched
+            if not _untouched(name, target, manifest, have):  # the learner's work: untouched
                 (plan.yours if manifest.get(name) == want else plan.kept).append(name)
                 continue
             bucket = plan.updated
