@@ -186,7 +186,7 @@ def _cores(run: Any, chip: ChipSpec) -> tuple[int, int, int, int, int]:
     return groups, groups, groups, groups, groups
 
 
-def _by_core(trace: list[Event]) -> dict[int, list[int]]:
+def by_core(trace: list[Event]) -> dict[int, list[int]]:
     """Each core's events in program order: runs of the trace (one run per core when cores ran
     one after the other; several when they met at sync_all)."""
     by_core: dict[int, list[int]] = {}
@@ -227,7 +227,7 @@ def _simulate(run: Any, table: CostTable, warm_l2: bool) -> CostResult:
     start = [0.0] * n
     end = [0.0] * n
     issue: dict[int, float] = {}
-    sims = schedule(_by_core(trace), (kind, pipe, cost, occ, lat, port, fid, start, end),
+    sims = schedule(by_core(trace), (kind, pipe, cost, occ, lat, port, fid, start, end),
                      issue, priced.cross)
     stuck = sorted(i for sim in sims.values() for i in sim.stuck)
     if stuck:  # a hang has no cycle count (the launch itself raises; see sync/deadlock.py)

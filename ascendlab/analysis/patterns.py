@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..runtime.trace import OPS
+from .cost import by_core
 
 _ROUTE_PIPES = ("MTE2", "MTE1", "MTE3", "FIX")
 _LOCAL = ("UB", "L1", "L0A", "L0B", "L0C")
@@ -55,11 +56,8 @@ class Level:
 
 
 def core_events(run: Any) -> dict[int, list[int]]:
-    """core -> its trace indices in program order."""
-    out: dict[int, list[int]] = {}
-    for i, e in enumerate(run.trace):
-        out.setdefault(e.core, []).append(i)
-    return out
+    """core -> its trace indices in program order (the cost model's grouping)."""
+    return by_core(run.trace)
 
 
 def route_of(e: Any) -> tuple[str, str, bool] | None:
